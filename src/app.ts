@@ -1,0 +1,51 @@
+import { Hono } from 'hono';
+import type { Config } from './config.js';
+import { type Database, openDatabase } from './db/client.js';
+import { migrate } from './db/migrate.js';
+import { seedSampleData } from './db/seed.js';
+import { errorStatus } from './domain/errors.js';
+import { createGraphQLHandler } from './graphql/yoga.js';
+import { createLogger, type Logger } from './logger.js';
+
+export interface App {
+  /** The one fetch handler: /graphql, /api and health. */
+  fetch(request: Request): Promise<Response>;
+  readonly database: Database;
+  readonly logger: Logger;
+  close(): Promise<void>;
+}
+
+export interface AppOptions {
+  logger?: Logger;
+}
+
+/** Opens and migrates the database (seeding an empty one when configured) and builds the handler. */
+export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
+  const logger = options.logger ?? createLogger(config.logLevel);
+  await migrate(config.database);
+  const database = openDatabase(config.database);
+  if (config.seed && (await seedSampleData(database.prisma))) logger.info('loaded the sample data');
+
+  const graphql = createGraphQLHandler({ database, logger });
+  const app = new Hono();
+  app.on(['GET', 'POST', 'OPTIONS'], '/graphql', (c) =>
+    graphql.fetch(c.req.raw, { requestId: crypto.randomUUID() }),
+  );
+  app.notFound((c) =>
+    c.json(
+      {
+        code: 'NOT_FOUND',
+        message: `No route ${c.req.method} ${c.req.path}`,
+        status: errorStatus.NOT_FOUND,
+      },
+      404,
+    ),
+  );
+
+  return {
+    fetch: async (request) => app.fetch(request),
+    database,
+    logger,
+    close: () => database.close(),
+  };
+}

@@ -1,0 +1,123 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { z } from 'zod';
+
+export type DatabaseConfig =
+  | { provider: 'sqlite'; url: string; file: string }
+  | { provider: 'postgresql'; url: string; schema: string | undefined };
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly production: boolean;
+  readonly database: DatabaseConfig;
+  /** Load sample data when the database has no categories yet. */
+  readonly seed: boolean;
+  readonly auth: {
+    readonly jwtSecret: string | undefined;
+    readonly jwksUrl: string | undefined;
+    readonly issuer: string | undefined;
+    readonly audience: string | undefined;
+  };
+  readonly petByIdSunset: Date;
+  readonly rateLimitPerMinute: number;
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const booleanString = z
+  .enum(['true', 'false', '1', '0'], { message: 'must be true or false' })
+  .transform((value) => value === 'true' || value === '1');
+
+const optionalText = z
+  .string()
+  .trim()
+  .transform((value) => (value === '' ? undefined : value))
+  .optional();
+
+const envSchema = z.object({
+  PORT: z.coerce
+    .number({ message: 'must be a number' })
+    .int('must be a whole number')
+    .min(0, 'must be 0-65535')
+    .max(65535, 'must be 0-65535')
+    .default(4000),
+  HOST: z.string().trim().min(1, 'must not be empty').default('127.0.0.1'),
+  NODE_ENV: z.string().optional(),
+  DATABASE_URL: z
+    .string()
+    .trim()
+    .default('file:./data/petstore.db')
+    .refine((url) => /^(file:|postgres(ql)?:\/\/)/.test(url), {
+      message: 'must start with file: (SQLite) or postgresql:// (PostgreSQL)',
+    }),
+  SEED: booleanString.optional(),
+  AUTH_JWT_SECRET: optionalText,
+  AUTH_JWKS_URL: z.url({ message: 'must be an http(s) URL' }).optional(),
+  AUTH_ISSUER: optionalText,
+  AUTH_AUDIENCE: optionalText,
+  PET_BY_ID_SUNSET: z.iso
+    .datetime({ offset: true, message: 'must be an RFC 3339 date-time, e.g. 2027-06-30T00:00:00Z' })
+    .default('2027-06-30T00:00:00Z')
+    .transform((value) => new Date(value)),
+  RATE_LIMIT_PER_MINUTE: z.coerce
+    .number({ message: 'must be a number' })
+    .int('must be a whole number')
+    .min(0, 'must be 0 or more')
+    .default(1200),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+      message: 'must be one of fatal, error, warn, info, debug, trace, silent',
+    })
+    .default('info'),
+});
+
+function parseDatabaseUrl(url: string): DatabaseConfig {
+  if (url.startsWith('file:')) {
+    const path = url.slice('file:'.length);
+    return { provider: 'sqlite', url, file: resolve(path) };
+  }
+  const schema = new URL(url).searchParams.get('schema') ?? undefined;
+  return { provider: 'postgresql', url, schema };
+}
+
+/**
+ * Reads and validates the environment once. Empty variables count as unset, so a
+ * `.env` line like `AUTH_JWT_SECRET=` means "not configured".
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map(
+      (issue) => `  ${issue.path.join('.')}: ${issue.message}`,
+    );
+    throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
+  }
+  const vars = parsed.data;
+  const database = parseDatabaseUrl(vars.DATABASE_URL);
+  return Object.freeze({
+    port: vars.PORT,
+    host: vars.HOST,
+    production: vars.NODE_ENV === 'production',
+    database,
+    seed: vars.SEED ?? true,
+    auth: Object.freeze({
+      jwtSecret: vars.AUTH_JWT_SECRET,
+      jwksUrl: vars.AUTH_JWKS_URL,
+      issuer: vars.AUTH_ISSUER,
+      audience: vars.AUTH_AUDIENCE,
+    }),
+    petByIdSunset: vars.PET_BY_ID_SUNSET,
+    rateLimitPerMinute: vars.RATE_LIMIT_PER_MINUTE,
+    logLevel: vars.LOG_LEVEL,
+  });
+}
+
+/** Loads `./.env` into `process.env` when present; real environment variables win. */
+export function loadDotEnv(path = '.env'): void {
+  if (existsSync(path)) process.loadEnvFile(path);
+}

@@ -1,0 +1,96 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
+import { PrismaPg } from '@prisma/adapter-pg';
+import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import pg from 'pg';
+import type { DatabaseConfig } from '../config.js';
+import { PrismaClient as PostgresPrismaClient } from '../generated/postgresql/client.js';
+import { PrismaClient } from '../generated/sqlite/client.js';
+
+/**
+ * The Prisma client type used across the code base. Both variants have the same API; the code is
+ * typed against the SQLite one and the PostgreSQL client is cast to it once, below.
+ */
+export type Db = PrismaClient;
+
+export interface Database {
+  readonly prisma: Db;
+  readonly config: DatabaseConfig;
+  /** SQL statements sent since start (a monotonic counter: tests and benchmarks read deltas). */
+  statementCount(): number;
+  close(): Promise<void>;
+}
+
+export interface AdapterFactory {
+  readonly factory: SqlMigrationAwareDriverAdapterFactory;
+  /** Ends the connection pool (Prisma leaves a pool it was given open). */
+  close(): Promise<void>;
+}
+
+/** The driver adapter for a configuration; also used by the migration runner. */
+export function createAdapterFactory(config: DatabaseConfig): AdapterFactory {
+  if (config.provider === 'sqlite') {
+    mkdirSync(dirname(config.file), { recursive: true });
+    return {
+      factory: new PrismaBetterSqlite3({ url: config.file, timeout: 10_000 }),
+      close: async () => {},
+    };
+  }
+  const url = new URL(config.url);
+  url.searchParams.delete('schema');
+  const pool = new pg.Pool({
+    connectionString: url.toString(),
+    // Raw SQL (tests, health checks) must see the same schema as Prisma's queries.
+    options: config.schema ? `-c search_path="${config.schema}"` : undefined,
+  });
+  return {
+    factory: new PrismaPg(pool, { schema: config.schema }),
+    close: () => pool.end(),
+  };
+}
+
+export function openDatabase(config: DatabaseConfig): Database {
+  let statements = 0;
+  const { factory, close } = createAdapterFactory(config);
+  const adapter = countStatements(factory, () => {
+    statements++;
+  });
+  const prisma =
+    config.provider === 'sqlite'
+      ? new PrismaClient({ adapter })
+      : (new PostgresPrismaClient({ adapter }) as unknown as Db);
+  return {
+    prisma,
+    config,
+    statementCount: () => statements,
+    close: async () => {
+      await prisma.$disconnect();
+      await close();
+    },
+  };
+}
+
+/**
+ * Wraps a driver adapter factory so that every SQL statement sent through it (on the connection or
+ * inside a transaction) calls `onStatement`. This is how N+1 regressions are caught.
+ */
+function countStatements<T extends object>(target: T, onStatement: () => void): T {
+  return new Proxy(target, {
+    get(object, property) {
+      const value = Reflect.get(object, property, object);
+      if (typeof value !== 'function') return value;
+      if (property === 'queryRaw' || property === 'executeRaw') {
+        return (...args: unknown[]) => {
+          onStatement();
+          return value.apply(object, args);
+        };
+      }
+      if (property === 'connect' || property === 'startTransaction') {
+        return async (...args: unknown[]) =>
+          countStatements(await value.apply(object, args), onStatement);
+      }
+      return value.bind(object);
+    },
+  });
+}

@@ -1,0 +1,83 @@
+import type { Prisma } from '../generated/sqlite/client.js';
+import type { DomainContext } from './context.js';
+import { DomainError } from './errors.js';
+import { parseId } from './ids.js';
+import { isPrismaError } from './prisma-errors.js';
+import { optionalText, requiredText } from './validation.js';
+
+export interface CategoryInput {
+  name: string;
+  description?: string | null | undefined;
+}
+
+/** The selection Pothos plans for a request (include/select), passed through to Prisma. */
+type Query = Pick<Prisma.CategoryFindManyArgs, 'select' | 'include'>;
+
+function categoryData(input: CategoryInput) {
+  const name = requiredText(input.name, 'name', 100);
+  return {
+    name,
+    nameKey: name.toLowerCase(),
+    description: optionalText(input.description, 'description', 500),
+  };
+}
+
+export function getCategory(ctx: DomainContext, rawId: unknown, query: Query = {}) {
+  return ctx.db.category.findUnique({ ...query, where: { id: parseId(rawId, 'id') } });
+}
+
+export function listCategories(ctx: DomainContext, query: Query = {}) {
+  return ctx.db.category.findMany({ ...query, orderBy: { id: 'asc' } });
+}
+
+export async function requireCategory(ctx: DomainContext, rawId: unknown) {
+  const category = await getCategory(ctx, rawId);
+  if (!category) throw new DomainError('CATEGORY_NOT_FOUND', `Category ${rawId} does not exist`);
+  return category;
+}
+
+export async function createCategory(ctx: DomainContext, input: CategoryInput) {
+  const data = categoryData(input);
+  try {
+    return await ctx.db.category.create({ data });
+  } catch (error) {
+    throw nameTaken(error, data.name);
+  }
+}
+
+/** Replaces a category's name and description (an omitted description is cleared). */
+export async function updateCategory(ctx: DomainContext, rawId: unknown, input: CategoryInput) {
+  const id = parseId(rawId, 'id');
+  const data = categoryData(input);
+  try {
+    return await ctx.db.category.update({ where: { id }, data });
+  } catch (error) {
+    if (isPrismaError(error, 'P2025'))
+      throw new DomainError('CATEGORY_NOT_FOUND', `Category ${id} does not exist`);
+    throw nameTaken(error, data.name);
+  }
+}
+
+export async function deleteCategory(ctx: DomainContext, rawId: unknown): Promise<bigint> {
+  const id = parseId(rawId, 'id');
+  const inUse = () =>
+    new DomainError('CATEGORY_IN_USE', `Category ${id} still has pets; move or delete them first`);
+  if (await ctx.db.pet.findFirst({ where: { categoryId: id }, select: { id: true } }))
+    throw inUse();
+  try {
+    await ctx.db.category.delete({ where: { id } });
+    return id;
+  } catch (error) {
+    if (isPrismaError(error, 'P2025'))
+      throw new DomainError('CATEGORY_NOT_FOUND', `Category ${id} does not exist`);
+    // A pet created between the check and the delete.
+    if (isPrismaError(error, 'P2003')) throw inUse();
+    throw error;
+  }
+}
+
+function nameTaken(error: unknown, name: string): unknown {
+  return isPrismaError(error, 'P2002')
+    ? new DomainError('CATEGORY_NAME_TAKEN', `A category named "${name}" already exists`)
+    : error;
+}

@@ -1,0 +1,53 @@
+import type { Prisma } from '../generated/sqlite/client.js';
+import type { DomainContext } from './context.js';
+import { parseId } from './ids.js';
+import type { Page } from './paging.js';
+import { petNotFound } from './pets.js';
+import { inTransaction } from './transaction.js';
+import { integerInRange } from './validation.js';
+
+export const MAX_STOCK = 1_000_000;
+
+/** The selection Pothos plans for a request (include/select), passed through to Prisma. */
+type Query = Pick<Prisma.InventoryItemFindManyArgs, 'select' | 'include'>;
+
+export function getInventoryItem(ctx: DomainContext, rawPetId: unknown, query: Query = {}) {
+  return ctx.db.inventoryItem.findUnique({
+    ...query,
+    where: { petId: parseId(rawPetId, 'petId') },
+  });
+}
+
+export function listInventory(ctx: DomainContext, page: Page, query: Query = {}) {
+  return ctx.db.inventoryItem.findMany({
+    ...query,
+    where: page.afterId ? { petId: { gt: page.afterId } } : {},
+    orderBy: { petId: 'asc' },
+    take: page.take,
+    skip: page.skip,
+  });
+}
+
+export function countInventory(ctx: DomainContext) {
+  return ctx.db.inventoryItem.count();
+}
+
+/** Sets a pet's stock. Stock above 0 makes a sold pet available again; 0 changes no status. */
+export async function updateInventory(ctx: DomainContext, rawPetId: unknown, quantity: number) {
+  const petId = parseId(rawPetId, 'petId');
+  const stock = integerInRange(quantity, 'quantity', 0, MAX_STOCK);
+  return inTransaction(ctx, async (tx) => {
+    const { count } = await tx.inventoryItem.updateMany({
+      where: { petId },
+      data: { quantity: stock },
+    });
+    if (count === 0) throw petNotFound(petId);
+    if (stock > 0) {
+      await tx.pet.updateMany({
+        where: { id: petId, status: 'sold' },
+        data: { status: 'available' },
+      });
+    }
+    return tx.inventoryItem.findUniqueOrThrow({ where: { petId } });
+  });
+}

@@ -1,0 +1,27 @@
+import { validationFailed } from './errors.js';
+
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+
+/** A page size from `first` (GraphQL, may be 0) or `limit` (REST, min 1); default 20, at most 100. */
+export function pageSize(value: number | null | undefined, field: string, min = 0): number {
+  if (value == null) return DEFAULT_PAGE_SIZE;
+  if (!Number.isInteger(value) || value < min || value > MAX_PAGE_SIZE) {
+    throw validationFailed(`${field} must be an integer from ${min} to ${MAX_PAGE_SIZE}`);
+  }
+  return value;
+}
+
+export function pageOffset(value: number | null | undefined, field: string): number {
+  if (value == null) return 0;
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw validationFailed(`${field} must be 0 or more`);
+  return value;
+}
+
+/** A page of a list ordered by id: after a cursor's id (GraphQL) or after an offset (REST). */
+export interface Page {
+  take: number;
+  skip?: number | undefined;
+  afterId?: bigint | undefined;
+}

@@ -1,0 +1,131 @@
+import type { Prisma } from '../generated/sqlite/client.js';
+import type { DomainContext } from './context.js';
+import { DomainError, validationFailed } from './errors.js';
+import { parseId } from './ids.js';
+import type { Page } from './paging.js';
+import { isPrismaError } from './prisma-errors.js';
+import { requiredText } from './validation.js';
+
+export const petStatuses = ['available', 'pending', 'sold'] as const;
+export type PetStatus = (typeof petStatuses)[number];
+
+export interface PetInput {
+  name: string;
+  categoryId: unknown;
+  status?: string | null | undefined;
+}
+
+export interface PetFilter {
+  status?: string | null | undefined;
+  categoryId?: unknown;
+}
+
+/** The selection Pothos plans for a request (include/select), passed through to Prisma. */
+type Query = Pick<Prisma.PetFindManyArgs, 'select' | 'include'>;
+
+export function parseStatus(value: string, field = 'status'): PetStatus {
+  if (!(petStatuses as readonly string[]).includes(value)) {
+    throw validationFailed(`${field} must be one of ${petStatuses.join(', ')}`);
+  }
+  return value as PetStatus;
+}
+
+export function petsWhere(filter: PetFilter): Prisma.PetWhereInput {
+  return {
+    status: filter.status == null ? undefined : parseStatus(filter.status),
+    categoryId: filter.categoryId == null ? undefined : parseId(filter.categoryId, 'categoryId'),
+  };
+}
+
+export function getPet(ctx: DomainContext, rawId: unknown, query: Query = {}) {
+  return ctx.db.pet.findUnique({ ...query, where: { id: parseId(rawId, 'id') } });
+}
+
+export function listPets(ctx: DomainContext, filter: PetFilter, page: Page, query: Query = {}) {
+  const where = petsWhere(filter);
+  return ctx.db.pet.findMany({
+    ...query,
+    where: page.afterId ? { ...where, id: { gt: page.afterId } } : where,
+    orderBy: { id: 'asc' },
+    take: page.take,
+    skip: page.skip,
+  });
+}
+
+export function countPets(ctx: DomainContext, filter: PetFilter) {
+  return ctx.db.pet.count({ where: petsWhere(filter) });
+}
+
+async function checkedInput(ctx: DomainContext, input: PetInput) {
+  const name = requiredText(input.name, 'name', 100);
+  const categoryId = parseId(input.categoryId, 'categoryId');
+  const status = input.status == null ? undefined : parseStatus(input.status);
+  const category = await ctx.db.category.findUnique({
+    where: { id: categoryId },
+    select: { id: true },
+  });
+  if (!category)
+    throw new DomainError(
+      'UNKNOWN_CATEGORY',
+      `categoryId ${categoryId} names no existing category`,
+    );
+  return { name, categoryId, status };
+}
+
+/** Creates a pet with its inventory item (quantity 0); status defaults to available. */
+export async function createPet(ctx: DomainContext, input: PetInput) {
+  const data = await checkedInput(ctx, input);
+  try {
+    return await ctx.db.pet.create({ data: { ...data, inventory: { create: { quantity: 0 } } } });
+  } catch (error) {
+    throw unknownCategory(error, data.categoryId);
+  }
+}
+
+/** Replaces a pet's name, category and status; an omitted status keeps the current one. */
+export async function updatePet(ctx: DomainContext, rawId: unknown, input: PetInput) {
+  const id = parseId(rawId, 'id');
+  await requirePet(ctx, id);
+  const data = await checkedInput(ctx, input);
+  try {
+    return await ctx.db.pet.update({ where: { id }, data });
+  } catch (error) {
+    if (isPrismaError(error, 'P2025')) throw petNotFound(id);
+    throw unknownCategory(error, data.categoryId);
+  }
+}
+
+export async function deletePet(ctx: DomainContext, rawId: unknown): Promise<bigint> {
+  const id = parseId(rawId, 'id');
+  const hasOrders = () =>
+    new DomainError('PET_HAS_ORDERS', `Pet ${id} has orders and cannot be deleted`);
+  await requirePet(ctx, id);
+  if (await ctx.db.order.findFirst({ where: { petId: id }, select: { id: true } }))
+    throw hasOrders();
+  try {
+    await ctx.db.pet.delete({ where: { id } });
+    return id;
+  } catch (error) {
+    if (isPrismaError(error, 'P2025')) throw petNotFound(id);
+    // An order placed between the check and the delete.
+    if (isPrismaError(error, 'P2003')) throw hasOrders();
+    throw error;
+  }
+}
+
+export async function requirePet(ctx: DomainContext, id: bigint) {
+  const pet = await ctx.db.pet.findUnique({ where: { id } });
+  if (!pet) throw petNotFound(id);
+  return pet;
+}
+
+export function petNotFound(id: bigint): DomainError {
+  return new DomainError('PET_NOT_FOUND', `Pet ${id} does not exist`);
+}
+
+function unknownCategory(error: unknown, categoryId: bigint): unknown {
+  // The category was deleted between the check and the write.
+  return isPrismaError(error, 'P2003')
+    ? new DomainError('UNKNOWN_CATEGORY', `categoryId ${categoryId} names no existing category`)
+    : error;
+}

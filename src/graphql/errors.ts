@@ -1,0 +1,43 @@
+import { GraphQLError } from 'graphql';
+import { DomainError, type ErrorCode, errorStatus } from '../domain/errors.js';
+import type { Logger } from '../logger.js';
+
+function withCode(error: GraphQLError, code: ErrorCode, message = error.message): GraphQLError {
+  return new GraphQLError(message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    extensions: { ...error.extensions, code, status: errorStatus[code] },
+  });
+}
+
+/** Parse and validation errors of a GraphQL document, with the contract's code and status. */
+export function requestError(
+  error: GraphQLError,
+  code: 'GRAPHQL_PARSE_FAILED' | 'GRAPHQL_VALIDATION_FAILED',
+) {
+  return error.extensions.code ? error : withCode(error, code);
+}
+
+/**
+ * Gives every execution error the contract's `code` and `status`. Domain errors keep their message;
+ * GraphQL's own errors (a variable that does not coerce, e.g. a bad DateTime) are VALIDATION_FAILED;
+ * anything else is logged and masked to INTERNAL with no detail.
+ */
+export function createErrorMasker(logger: Logger) {
+  return function maskError(error: unknown): Error {
+    if (error instanceof GraphQLError) {
+      const original = error.originalError;
+      if (original instanceof DomainError) return withCode(error, original.code, original.message);
+      if (original instanceof GraphQLError) return maskError(original);
+      if (!original) return error.extensions.code ? error : withCode(error, 'VALIDATION_FAILED');
+      logger.error({ err: original, path: error.path }, 'unexpected error in a resolver');
+      return withCode(error, 'INTERNAL', 'Unexpected error; it has been logged.');
+    }
+    logger.error({ err: error }, 'unexpected error');
+    return new GraphQLError('Unexpected error; it has been logged.', {
+      extensions: { code: 'INTERNAL', status: errorStatus.INTERNAL },
+    });
+  };
+}

@@ -1,0 +1,58 @@
+import { GraphQLError } from 'graphql';
+import { createYoga, type Plugin } from 'graphql-yoga';
+import { createContext, type GraphQLContext } from '../context.js';
+import type { Database } from '../db/client.js';
+import type { Logger } from '../logger.js';
+import { schema } from '../schema/index.js';
+import { createErrorMasker, requestError } from './errors.js';
+
+/** Adds the contract's codes to GraphQL's own parse and validation errors. */
+const requestErrorCodes: Plugin = {
+  onParse:
+    () =>
+    ({ result, replaceParseResult }) => {
+      if (result instanceof GraphQLError)
+        replaceParseResult(requestError(result, 'GRAPHQL_PARSE_FAILED'));
+    },
+  onValidate:
+    () =>
+    ({ result, setResult }) => {
+      if (result.length > 0)
+        setResult(result.map((error) => requestError(error, 'GRAPHQL_VALIDATION_FAILED')));
+    },
+};
+
+const exampleQuery = `# Welcome to the Pet Store gateway. Press the run button to try this query.
+query AvailablePets {
+  pets(first: 5, status: available) {
+    totalCount
+    edges {
+      node { id name status category { name } inventory { quantity } }
+    }
+  }
+}
+`;
+
+export interface YogaOptions {
+  database: Database;
+  logger: Logger;
+}
+
+export function createGraphQLHandler({ database, logger }: YogaOptions) {
+  return createYoga<{ requestId: string }, GraphQLContext>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    landingPage: false,
+    graphiql: { title: 'Pet Store gateway', defaultQuery: exampleQuery },
+    maskedErrors: { maskError: createErrorMasker(logger) },
+    logging: {
+      debug: (...args) => logger.debug(args),
+      info: (...args) => logger.info(args),
+      warn: (...args) => logger.warn(args),
+      // Unexpected errors are logged once, with their path, by the error masker.
+      error: (...args) => logger.debug(args),
+    },
+    context: ({ requestId }) => createContext(database, requestId),
+    plugins: [requestErrorCodes],
+  });
+}

@@ -1,0 +1,81 @@
+import { queryFromInfo } from '@pothos/plugin-prisma';
+import {
+  cancelOrder,
+  countOrders,
+  getOrder,
+  listOrders,
+  placeOrder,
+  updateOrder,
+} from '../domain/orders.js';
+import { builder } from './builder.js';
+import { buildConnection, connectionArgs, connectionPage, connectionType } from './connection.js';
+
+export const Order = builder.prismaObject('Order', {
+  fields: (t) => ({
+    id: t.id({ resolve: (order) => String(order.id) }),
+    petId: t.id({ resolve: (order) => String(order.petId) }),
+    quantity: t.exposeInt('quantity'),
+    shipDate: t.expose('shipDate', { type: 'DateTime', nullable: true }),
+    complete: t.exposeBoolean('complete'),
+    pet: t.relation('pet'),
+  }),
+});
+
+export const OrderConnection = connectionType('Order', Order);
+
+const NewOrder = builder.inputType('NewOrder', {
+  fields: (t) => ({
+    petId: t.id({ required: true }),
+    quantity: t.int({ required: true }),
+    shipDate: t.field({ type: 'DateTime' }),
+  }),
+});
+
+const OrderUpdate = builder.inputType('OrderUpdate', {
+  fields: (t) => ({
+    shipDate: t.field({ type: 'DateTime' }),
+    complete: t.boolean(),
+  }),
+});
+
+builder.queryFields((t) => ({
+  order: t.prismaField({
+    type: 'Order',
+    nullable: true,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (query, _root, args, ctx) => getOrder(ctx.domain, args.id, query),
+  }),
+  orders: t.field({
+    type: OrderConnection,
+    args: { ...connectionArgs, petId: t.arg.id(), complete: t.arg.boolean() },
+    resolve: async (_root, args, ctx, info) => {
+      const page = connectionPage(args);
+      const filter = { petId: args.petId, complete: args.complete };
+      const query = queryFromInfo({ context: ctx, info, path: ['edges', 'node'] });
+      const rows = await listOrders(ctx.domain, filter, page, query);
+      return buildConnection(
+        rows,
+        page,
+        (order) => order.id,
+        () => countOrders(ctx.domain, filter),
+      );
+    },
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  placeOrder: t.prismaField({
+    type: 'Order',
+    args: { input: t.arg({ type: NewOrder, required: true }) },
+    resolve: (_query, _root, args, ctx) => placeOrder(ctx.domain, args.input),
+  }),
+  updateOrder: t.prismaField({
+    type: 'Order',
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: OrderUpdate, required: true }) },
+    resolve: (_query, _root, args, ctx) => updateOrder(ctx.domain, args.id, args.input),
+  }),
+  cancelOrder: t.id({
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_root, args, ctx) => String(await cancelOrder(ctx.domain, args.id)),
+  }),
+}));

@@ -1,0 +1,72 @@
+import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, inject } from 'vitest';
+import { type App, createApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+
+export const database = process.env.TEST_DATABASE === 'postgresql' ? 'postgresql' : 'sqlite';
+const postgresUrl = inject('postgresUrl');
+
+/** True when this project's database is usable here (PostgreSQL may be absent on a laptop). */
+export const databaseAvailable = database === 'sqlite' || postgresUrl !== null;
+
+/** `describe` that skips when the project's database is absent (global setup printed why). */
+export const describeDb = describe.skipIf(!databaseAvailable);
+
+export interface TestApp extends App {
+  /** Runs raw SQL on this test file's database (for rows the API cannot make, e.g. huge ids). */
+  sql(statement: string): Promise<void>;
+}
+
+/**
+ * A fresh app on a database of its own: a new SQLite file, or a new PostgreSQL schema, migrated
+ * and empty. Extra environment variables override the defaults.
+ */
+export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const name = `t_${randomBytes(6).toString('hex')}`;
+  const url =
+    database === 'sqlite'
+      ? `file:${join(tmpdir(), `petstore-${name}.db`)}`
+      : `${postgresUrl}${postgresUrl?.includes('?') ? '&' : '?'}schema=${name}`;
+  const config = loadConfig({
+    DATABASE_URL: url,
+    SEED: 'false',
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_PER_MINUTE: '0',
+    ...env,
+  });
+  const app = await createApp(config);
+  return {
+    ...app,
+    sql: (statement) => app.database.prisma.$executeRawUnsafe(statement).then(() => undefined),
+    close: async () => {
+      await app.close();
+      if (config.database.provider === 'sqlite') {
+        await rm(config.database.file, { force: true });
+      } else {
+        const client = new pg.Client({ connectionString: postgresUrl ?? undefined });
+        await client.connect();
+        await client.query(`DROP SCHEMA IF EXISTS "${name}" CASCADE`);
+        await client.end();
+      }
+    },
+  };
+}
+
+/** One app per test file: created before the tests, closed and deleted after them. */
+export function useTestApp(env: Record<string, string> = {}): () => TestApp {
+  let app: TestApp | undefined;
+  beforeAll(async () => {
+    if (databaseAvailable) app = await createTestApp(env);
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+  return () => {
+    if (!app) throw new Error('the test app is not ready');
+    return app;
+  };
+}

@@ -1,0 +1,24 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** Every suite runs twice: once on SQLite, once on PostgreSQL (skipped with a notice where absent). */
+export default defineConfig({
+  // graphql ships CommonJS and ESM builds; Pothos and Yoga must share one copy of it.
+  resolve: { alias: { graphql: 'graphql/index.js' } },
+  test: {
+    root,
+    globalSetup: ['test/helpers/global-setup.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    projects: ['sqlite', 'postgresql'].map((database) => ({
+      extends: true,
+      test: {
+        name: database,
+        include: ['test/**/*.test.ts'],
+        env: { TEST_DATABASE: database },
+      },
+    })),
+  },
+});
