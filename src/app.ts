@@ -3,13 +3,24 @@ import type { Config } from './config.js';
 import { type Database, openDatabase } from './db/client.js';
 import { migrate } from './db/migrate.js';
 import { seedSampleData } from './db/seed.js';
+import { anonymous, type Viewer } from './domain/context.js';
 import { errorStatus } from './domain/errors.js';
 import { createGraphQLHandler } from './graphql/yoga.js';
 import { createLogger, type Logger } from './logger.js';
 
+/** Per-request values that app-level middleware hands to the edges (GraphQL and REST). */
+export interface AppEnv {
+  Variables: {
+    requestId: string;
+    /** The caller, from the request's bearer token; anonymous without one. */
+    viewer: Viewer;
+  };
+}
+
 export interface App {
   /** The one fetch handler: /graphql, /api and health. */
   fetch(request: Request): Promise<Response>;
+  readonly config: Config;
   readonly database: Database;
   readonly logger: Logger;
   close(): Promise<void>;
@@ -27,9 +38,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   if (config.seed && (await seedSampleData(database.prisma))) logger.info('loaded the sample data');
 
   const graphql = createGraphQLHandler({ database, logger });
-  const app = new Hono();
+  const app = new Hono<AppEnv>();
+  app.use(async (c, next) => {
+    c.set('requestId', crypto.randomUUID());
+    c.set('viewer', anonymous);
+    await next();
+  });
   app.on(['GET', 'POST', 'OPTIONS'], '/graphql', (c) =>
-    graphql.fetch(c.req.raw, { requestId: crypto.randomUUID() }),
+    graphql.fetch(c.req.raw, { requestId: c.get('requestId'), viewer: c.get('viewer') }),
   );
   app.notFound((c) =>
     c.json(
@@ -44,6 +60,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 
   return {
     fetch: async (request) => app.fetch(request),
+    config,
     database,
     logger,
     close: () => database.close(),

@@ -1,5 +1,5 @@
 import type { Database } from './db/client.js';
-import { anonymous, type DomainContext } from './domain/context.js';
+import type { DomainContext, Viewer } from './domain/context.js';
 
 /** Per-request state shared by GraphQL resolvers: nothing here outlives the request. */
 export interface GraphQLContext {
@@ -7,6 +7,10 @@ export interface GraphQLContext {
   readonly requestId: string;
 }
 
-export function createContext(database: Database, requestId: string): GraphQLContext {
-  return { domain: { db: database.prisma, viewer: anonymous }, requestId };
+export function createContext(
+  database: Database,
+  requestId: string,
+  viewer: Viewer,
+): GraphQLContext {
+  return { domain: { db: database.prisma, viewer }, requestId };
 }

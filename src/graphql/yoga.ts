@@ -2,6 +2,7 @@ import { GraphQLError } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import { createContext, type GraphQLContext } from '../context.js';
 import type { Database } from '../db/client.js';
+import type { Viewer } from '../domain/context.js';
 import type { Logger } from '../logger.js';
 import { schema } from '../schema/index.js';
 import { createErrorMasker, requestError } from './errors.js';
@@ -39,7 +40,7 @@ export interface YogaOptions {
 }
 
 export function createGraphQLHandler({ database, logger }: YogaOptions) {
-  return createYoga<{ requestId: string }, GraphQLContext>({
+  return createYoga<{ requestId: string; viewer: Viewer }, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
@@ -52,7 +53,7 @@ export function createGraphQLHandler({ database, logger }: YogaOptions) {
       // Unexpected errors are logged once, with their path, by the error masker.
       error: (...args) => logger.debug(args),
     },
-    context: ({ requestId }) => createContext(database, requestId),
+    context: ({ requestId, viewer }) => createContext(database, requestId, viewer),
     plugins: [requestErrorCodes],
   });
 }
