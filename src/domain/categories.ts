@@ -36,21 +36,27 @@ export async function requireCategory(ctx: DomainContext, rawId: unknown) {
   return category;
 }
 
-export async function createCategory(ctx: DomainContext, input: CategoryInput) {
+/** `query` is the selection to return (GraphQL passes what the request asks for). */
+export async function createCategory(ctx: DomainContext, input: CategoryInput, query: Query = {}) {
   const data = categoryData(input);
   try {
-    return await ctx.db.category.create({ data });
+    return await ctx.db.category.create({ ...query, data });
   } catch (error) {
     throw nameTaken(error, data.name);
   }
 }
 
 /** Replaces a category's name and description (an omitted description is cleared). */
-export async function updateCategory(ctx: DomainContext, rawId: unknown, input: CategoryInput) {
+export async function updateCategory(
+  ctx: DomainContext,
+  rawId: unknown,
+  input: CategoryInput,
+  query: Query = {},
+) {
   const id = parseId(rawId, 'id');
   const data = categoryData(input);
   try {
-    return await ctx.db.category.update({ where: { id }, data });
+    return await ctx.db.category.update({ ...query, where: { id }, data });
   } catch (error) {
     if (isPrismaError(error, 'P2025'))
       throw new DomainError('CATEGORY_NOT_FOUND', `Category ${id} does not exist`);

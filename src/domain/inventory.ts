@@ -33,7 +33,12 @@ export function countInventory(ctx: DomainContext) {
 }
 
 /** Sets a pet's stock. Stock above 0 makes a sold pet available again; 0 changes no status. */
-export async function updateInventory(ctx: DomainContext, rawPetId: unknown, quantity: number) {
+export async function updateInventory(
+  ctx: DomainContext,
+  rawPetId: unknown,
+  quantity: number,
+  query: Query = {},
+) {
   const petId = parseId(rawPetId, 'petId');
   const stock = integerInRange(quantity, 'quantity', 0, MAX_STOCK);
   return inTransaction(ctx, async (tx) => {
@@ -48,6 +53,6 @@ export async function updateInventory(ctx: DomainContext, rawPetId: unknown, qua
         data: { status: 'available' },
       });
     }
-    return tx.inventoryItem.findUniqueOrThrow({ where: { petId } });
+    return tx.inventoryItem.findUniqueOrThrow({ ...query, where: { petId } });
   });
 }

@@ -59,7 +59,7 @@ export function countOrders(ctx: DomainContext, filter: OrderFilter) {
  * orders queue on the inventory row and can never oversell), checks the pet is available, inserts
  * the order, and marks the pet sold when it took the last unit.
  */
-export async function placeOrder(ctx: DomainContext, input: NewOrderInput) {
+export async function placeOrder(ctx: DomainContext, input: NewOrderInput, query: Query = {}) {
   const petId = parseId(input.petId, 'petId');
   const quantity = integerInRange(input.quantity, 'quantity', 1, MAX_ORDER_QUANTITY);
   const shipDate = optionalDateTime(input.shipDate, 'shipDate');
@@ -80,19 +80,24 @@ export async function placeOrder(ctx: DomainContext, input: NewOrderInput) {
         `Pet ${petId} has fewer than ${quantity} units in stock`,
       );
     }
-    const order = await tx.order.create({ data: { petId, quantity, shipDate } });
     const stock = await tx.inventoryItem.findUniqueOrThrow({
       where: { petId },
       select: { quantity: true },
     });
-    if (stock.quantity === 0)
+    if (stock.quantity === 0) {
       await tx.pet.update({ where: { id: petId }, data: { status: 'sold' } });
-    return order;
+    }
+    return tx.order.create({ ...query, data: { petId, quantity, shipDate } });
   });
 }
 
 /** Updates shipDate and/or completes an order. Completion is final. */
-export async function updateOrder(ctx: DomainContext, rawId: unknown, input: OrderUpdateInput) {
+export async function updateOrder(
+  ctx: DomainContext,
+  rawId: unknown,
+  input: OrderUpdateInput,
+  query: Query = {},
+) {
   const id = parseId(rawId, 'id');
   const shipDate =
     input.shipDate === undefined ? undefined : optionalDateTime(input.shipDate, 'shipDate');
@@ -104,14 +109,14 @@ export async function updateOrder(ctx: DomainContext, rawId: unknown, input: Ord
       const movesShipDate =
         shipDate !== undefined && shipDate?.getTime() !== order.shipDate?.getTime();
       if (reopens || movesShipDate) throw alreadyComplete(id, 'changed');
-      return order;
+      return tx.order.findUniqueOrThrow({ ...query, where: { id } });
     }
     const { count } = await tx.order.updateMany({
       where: { id, complete: false },
       data: { shipDate, complete },
     });
     if (count === 0) throw alreadyComplete(id, 'changed');
-    return tx.order.findUniqueOrThrow({ where: { id } });
+    return tx.order.findUniqueOrThrow({ ...query, where: { id } });
   });
 }
 

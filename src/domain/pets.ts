@@ -73,22 +73,30 @@ async function checkedInput(ctx: DomainContext, input: PetInput) {
 }
 
 /** Creates a pet with its inventory item (quantity 0); status defaults to available. */
-export async function createPet(ctx: DomainContext, input: PetInput) {
+export async function createPet(ctx: DomainContext, input: PetInput, query: Query = {}) {
   const data = await checkedInput(ctx, input);
   try {
-    return await ctx.db.pet.create({ data: { ...data, inventory: { create: { quantity: 0 } } } });
+    return await ctx.db.pet.create({
+      ...query,
+      data: { ...data, inventory: { create: { quantity: 0 } } },
+    });
   } catch (error) {
     throw unknownCategory(error, data.categoryId);
   }
 }
 
 /** Replaces a pet's name, category and status; an omitted status keeps the current one. */
-export async function updatePet(ctx: DomainContext, rawId: unknown, input: PetInput) {
+export async function updatePet(
+  ctx: DomainContext,
+  rawId: unknown,
+  input: PetInput,
+  query: Query = {},
+) {
   const id = parseId(rawId, 'id');
   await requirePet(ctx, id);
   const data = await checkedInput(ctx, input);
   try {
-    return await ctx.db.pet.update({ where: { id }, data });
+    return await ctx.db.pet.update({ ...query, where: { id }, data });
   } catch (error) {
     if (isPrismaError(error, 'P2025')) throw petNotFound(id);
     throw unknownCategory(error, data.categoryId);

@@ -21,6 +21,17 @@ export function requestError(
 }
 
 /**
+ * GraphQL's own error during execution: a variable that does not coerce (a bad DateTime, an
+ * out-of-range Int). It is a request error, so with `application/graphql-response+json` the
+ * response is a 400; `spec` keeps the legacy 200 for `application/json` (GraphQL over HTTP).
+ */
+function variableError(error: GraphQLError): GraphQLError {
+  const coded = withCode(error, 'VALIDATION_FAILED');
+  if (!error.path) coded.extensions.http = { status: 400, spec: true };
+  return coded;
+}
+
+/**
  * Gives every execution error the contract's `code` and `status`. Domain errors keep their message;
  * GraphQL's own errors (a variable that does not coerce, e.g. a bad DateTime) are VALIDATION_FAILED;
  * anything else is logged and masked to INTERNAL with no detail.
@@ -31,7 +42,7 @@ export function createErrorMasker(logger: Logger) {
       const original = error.originalError;
       if (original instanceof DomainError) return withCode(error, original.code, original.message);
       if (original instanceof GraphQLError) return maskError(original);
-      if (!original) return error.extensions.code ? error : withCode(error, 'VALIDATION_FAILED');
+      if (!original) return error.extensions.code ? error : variableError(error);
       logger.error({ err: original, path: error.path }, 'unexpected error in a resolver');
       return withCode(error, 'INTERNAL', 'Unexpected error; it has been logged.');
     }

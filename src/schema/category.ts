@@ -73,12 +73,12 @@ builder.mutationFields((t) => ({
   createCategory: t.prismaField({
     type: 'Category',
     args: { input: t.arg({ type: NewCategory, required: true }) },
-    resolve: (_query, _root, args, ctx) => createCategory(ctx.domain, args.input),
+    resolve: (query, _root, args, ctx) => createCategory(ctx.domain, args.input, query),
   }),
   updateCategory: t.prismaField({
     type: 'Category',
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: NewCategory, required: true }) },
-    resolve: (_query, _root, args, ctx) => updateCategory(ctx.domain, args.id, args.input),
+    resolve: (query, _root, args, ctx) => updateCategory(ctx.domain, args.id, args.input, query),
   }),
   deleteCategory: t.id({
     args: { id: t.arg.id({ required: true }) },

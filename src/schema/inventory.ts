@@ -61,7 +61,7 @@ builder.mutationFields((t) => ({
       petId: t.arg.id({ required: true }),
       input: t.arg({ type: InventoryUpdate, required: true }),
     },
-    resolve: (_query, _root, args, ctx) =>
-      updateInventory(ctx.domain, args.petId, args.input.quantity),
+    resolve: (query, _root, args, ctx) =>
+      updateInventory(ctx.domain, args.petId, args.input.quantity, query),
   }),
 }));

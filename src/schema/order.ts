@@ -67,12 +67,12 @@ builder.mutationFields((t) => ({
   placeOrder: t.prismaField({
     type: 'Order',
     args: { input: t.arg({ type: NewOrder, required: true }) },
-    resolve: (_query, _root, args, ctx) => placeOrder(ctx.domain, args.input),
+    resolve: (query, _root, args, ctx) => placeOrder(ctx.domain, args.input, query),
   }),
   updateOrder: t.prismaField({
     type: 'Order',
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: OrderUpdate, required: true }) },
-    resolve: (_query, _root, args, ctx) => updateOrder(ctx.domain, args.id, args.input),
+    resolve: (query, _root, args, ctx) => updateOrder(ctx.domain, args.id, args.input, query),
   }),
   cancelOrder: t.id({
     args: { id: t.arg.id({ required: true }) },

@@ -91,12 +91,12 @@ builder.mutationFields((t) => ({
   createPet: t.prismaField({
     type: 'Pet',
     args: { input: t.arg({ type: NewPet, required: true }) },
-    resolve: (_query, _root, args, ctx) => createPet(ctx.domain, args.input),
+    resolve: (query, _root, args, ctx) => createPet(ctx.domain, args.input, query),
   }),
   updatePet: t.prismaField({
     type: 'Pet',
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: NewPet, required: true }) },
-    resolve: (_query, _root, args, ctx) => updatePet(ctx.domain, args.id, args.input),
+    resolve: (query, _root, args, ctx) => updatePet(ctx.domain, args.id, args.input, query),
   }),
   deletePet: t.id({
     args: { id: t.arg.id({ required: true }) },
