@@ -40,10 +40,18 @@ describeDb('categories over GraphQL', () => {
     });
     expect(created.errors).toBeUndefined();
     const id = created.data?.createCategory.id ?? '';
-    expect(created.data?.createCategory).toEqual({ id, name: 'Hamsters', description: 'Small and quick' });
+    expect(created.data?.createCategory).toEqual({
+      id,
+      name: 'Hamsters',
+      description: 'Small and quick',
+    });
 
     const read = await graphql(app(), CategoryById, { id });
-    expect(read.data?.category).toMatchObject({ id, name: 'Hamsters', description: 'Small and quick' });
+    expect(read.data?.category).toMatchObject({
+      id,
+      name: 'Hamsters',
+      description: 'Small and quick',
+    });
   });
 
   it('lists categories in id order', async () => {
@@ -63,7 +71,11 @@ describeDb('categories over GraphQL', () => {
   });
 
   it('validates name and description lengths', async () => {
-    for (const input of [{ name: '   ' }, { name: 'x'.repeat(101) }, { name: 'Ok', description: 'd'.repeat(501) }]) {
+    for (const input of [
+      { name: '   ' },
+      { name: 'x'.repeat(101) },
+      { name: 'Ok', description: 'd'.repeat(501) },
+    ]) {
       const response = await graphql(app(), CreateCategory, { input });
       expect(errorCodes(response)).toEqual(['VALIDATION_FAILED']);
       expect(response.errors?.[0]?.message).toMatch(/name|description/);
@@ -72,12 +84,22 @@ describeDb('categories over GraphQL', () => {
 
   it('replaces name and description on update; a missing description is cleared', async () => {
     const category = await makeCategory(app(), { description: 'old' });
-    const response = await graphql(app(), UpdateCategory, { id: String(category.id), input: { name: 'Renamed' } });
-    expect(response.data?.updateCategory).toEqual({ id: String(category.id), name: 'Renamed', description: null });
+    const response = await graphql(app(), UpdateCategory, {
+      id: String(category.id),
+      input: { name: 'Renamed' },
+    });
+    expect(response.data?.updateCategory).toEqual({
+      id: String(category.id),
+      name: 'Renamed',
+      description: null,
+    });
   });
 
   it('answers CATEGORY_NOT_FOUND when updating or deleting an unknown category', async () => {
-    const update = await graphql(app(), UpdateCategory, { id: '99999999', input: { name: 'Nope' } });
+    const update = await graphql(app(), UpdateCategory, {
+      id: '99999999',
+      input: { name: 'Nope' },
+    });
     expect(errorCodes(update)).toEqual(['CATEGORY_NOT_FOUND']);
     expect(update.errors?.[0]?.extensions.status).toBe(404);
     const remove = await graphql(app(), DeleteCategory, { id: '99999999' });
@@ -107,7 +129,11 @@ describeDb('categories over GraphQL', () => {
     for (const status of ['available', 'sold', 'available', 'pending', 'available'] as const) {
       await makePet(app(), { categoryId: category.id, status, name: `${status} pet` });
     }
-    const first = await graphql(app(), CategoryById, { id: String(category.id), status: 'available', first: 2 });
+    const first = await graphql(app(), CategoryById, {
+      id: String(category.id),
+      status: 'available',
+      first: 2,
+    });
     const pets = first.data?.category?.pets;
     expect(pets?.totalCount).toBe(3);
     expect(pets?.edges.map((edge) => edge.node.status)).toEqual(['available', 'available']);
@@ -120,6 +146,9 @@ describeDb('categories over GraphQL', () => {
       after: pets?.pageInfo.endCursor ?? null,
     });
     expect(second.data?.category?.pets.edges).toHaveLength(1);
-    expect(second.data?.category?.pets.pageInfo).toMatchObject({ hasNextPage: false, hasPreviousPage: true });
+    expect(second.data?.category?.pets.pageInfo).toMatchObject({
+      hasNextPage: false,
+      hasPreviousPage: true,
+    });
   });
 });

@@ -48,7 +48,10 @@ describeDb('inventory over GraphQL', () => {
     expect(inventories?.edges).toHaveLength(1);
     expect(inventories?.totalCount).toBeGreaterThanOrEqual(2);
     expect(inventories?.pageInfo.hasNextPage).toBe(true);
-    const next = await graphql(app(), Inventories, { first: 1, after: inventories?.pageInfo.endCursor ?? null });
+    const next = await graphql(app(), Inventories, {
+      first: 1,
+      after: inventories?.pageInfo.endCursor ?? null,
+    });
     const [a, b] = [inventories?.edges[0]?.node.petId, next.data?.inventories.edges[0]?.node.petId];
     expect(BigInt(b ?? 0)).toBeGreaterThan(BigInt(a ?? 0));
   });
@@ -56,7 +59,11 @@ describeDb('inventory over GraphQL', () => {
   it('sets the stock; above 0 a sold pet becomes available', async () => {
     const pet = await makePet(app(), { status: 'sold', quantity: 0 });
     const response = await graphql(app(), UpdateInventory, { petId: String(pet.id), quantity: 5 });
-    expect(response.data?.updateInventory).toEqual({ petId: String(pet.id), quantity: 5, status: 'available' });
+    expect(response.data?.updateInventory).toEqual({
+      petId: String(pet.id),
+      quantity: 5,
+      status: 'available',
+    });
   });
 
   it('setting the stock to 0 changes no status, and a pending pet stays pending', async () => {

@@ -18,7 +18,9 @@ const UpdateOrder = gql(`
 
 const CancelOrder = gql(`mutation CancelOrder($id: ID!) { cancelOrder(id: $id) }`);
 
-const OrderById = gql(`query OrderById($id: ID!) { order(id: $id) { id petId quantity shipDate complete } }`);
+const OrderById = gql(
+  `query OrderById($id: ID!) { order(id: $id) { id petId quantity shipDate complete } }`,
+);
 
 const Orders = gql(`
   query Orders($petId: ID, $complete: Boolean, $first: Int) {
@@ -62,20 +64,26 @@ describeDb('orders over GraphQL', () => {
 
   it('turns the pet sold when an order takes the last unit', async () => {
     const pet = await makePet(app(), { quantity: 2 });
-    const response = await graphql(app(), PlaceOrder, { input: { petId: String(pet.id), quantity: 2 } });
+    const response = await graphql(app(), PlaceOrder, {
+      input: { petId: String(pet.id), quantity: 2 },
+    });
     expect(response.data?.placeOrder.pet.status).toBe('sold');
     expect(await stockOf(app(), pet.id)).toEqual({ quantity: 0, status: 'sold' });
   });
 
   it('refuses orders the rules forbid, leaving stock untouched', async () => {
     const pending = await makePet(app(), { status: 'pending', quantity: 0 });
-    const notAvailable = await graphql(app(), PlaceOrder, { input: { petId: String(pending.id), quantity: 1 } });
+    const notAvailable = await graphql(app(), PlaceOrder, {
+      input: { petId: String(pending.id), quantity: 1 },
+    });
     // Status is checked before stock.
     expect(errorCodes(notAvailable)).toEqual(['PET_NOT_AVAILABLE']);
     expect(notAvailable.errors?.[0]?.extensions.status).toBe(409);
 
     const pet = await makePet(app(), { quantity: 1 });
-    const insufficient = await graphql(app(), PlaceOrder, { input: { petId: String(pet.id), quantity: 2 } });
+    const insufficient = await graphql(app(), PlaceOrder, {
+      input: { petId: String(pet.id), quantity: 2 },
+    });
     expect(errorCodes(insufficient)).toEqual(['INSUFFICIENT_STOCK']);
     expect(insufficient.errors?.[0]?.extensions.status).toBe(409);
     expect(await stockOf(app(), pet.id)).toEqual({ quantity: 1, status: 'available' });
@@ -88,7 +96,9 @@ describeDb('orders over GraphQL', () => {
   it('validates quantity and shipDate', async () => {
     const pet = await makePet(app(), { quantity: 50 });
     for (const quantity of [0, 10_001]) {
-      const response = await graphql(app(), PlaceOrder, { input: { petId: String(pet.id), quantity } });
+      const response = await graphql(app(), PlaceOrder, {
+        input: { petId: String(pet.id), quantity },
+      });
       expect(errorCodes(response)).toEqual(['VALIDATION_FAILED']);
     }
     const badDate = await graphql(app(), PlaceOrder, {
@@ -143,8 +153,15 @@ describeDb('orders over GraphQL', () => {
     const pet = await makePet(app());
     const order = await makeOrder(app(), { petId: pet.id });
     const id = String(order.id);
-    const shipped = await graphql(app(), UpdateOrder, { id, input: { shipDate: '2027-01-05T09:30:00Z' } });
-    expect(shipped.data?.updateOrder).toEqual({ id, shipDate: '2027-01-05T09:30:00.000Z', complete: false });
+    const shipped = await graphql(app(), UpdateOrder, {
+      id,
+      input: { shipDate: '2027-01-05T09:30:00Z' },
+    });
+    expect(shipped.data?.updateOrder).toEqual({
+      id,
+      shipDate: '2027-01-05T09:30:00.000Z',
+      complete: false,
+    });
     const completed = await graphql(app(), UpdateOrder, { id, input: { complete: true } });
     expect(completed.data?.updateOrder.complete).toBe(true);
 
@@ -155,13 +172,18 @@ describeDb('orders over GraphQL', () => {
       expect(errorCodes(response)).toEqual(['ORDER_ALREADY_COMPLETE']);
       expect(response.errors?.[0]?.extensions.status).toBe(409);
     }
-    const unknown = await graphql(app(), UpdateOrder, { id: '99999999', input: { complete: true } });
+    const unknown = await graphql(app(), UpdateOrder, {
+      id: '99999999',
+      input: { complete: true },
+    });
     expect(errorCodes(unknown)).toEqual(['ORDER_NOT_FOUND']);
   });
 
   it('cancelling returns the units and makes a sold pet available again', async () => {
     const pet = await makePet(app(), { quantity: 1 });
-    const placed = await graphql(app(), PlaceOrder, { input: { petId: String(pet.id), quantity: 1 } });
+    const placed = await graphql(app(), PlaceOrder, {
+      input: { petId: String(pet.id), quantity: 1 },
+    });
     expect(await stockOf(app(), pet.id)).toEqual({ quantity: 0, status: 'sold' });
     const id = placed.data?.placeOrder.id ?? '';
     const cancelled = await graphql(app(), CancelOrder, { id });
