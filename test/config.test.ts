@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+describe('configuration', () => {
+  it('has the documented defaults', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 4000,
+      host: '127.0.0.1',
+      seed: true,
+      rateLimitPerMinute: 1200,
+      logLevel: 'info',
+      database: { provider: 'sqlite', url: 'file:./data/petstore.db' },
+    });
+    expect(config.petByIdSunset.toISOString()).toBe('2027-06-30T00:00:00.000Z');
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('reads PostgreSQL URLs and their schema', () => {
+    const config = loadConfig({ DATABASE_URL: 'postgresql://u@db:5432/shop?schema=store' });
+    expect(config.database).toEqual({
+      provider: 'postgresql',
+      url: 'postgresql://u@db:5432/shop?schema=store',
+      schema: 'store',
+    });
+  });
+
+  it('names every bad variable in one clear error', () => {
+    const load = () =>
+      loadConfig({
+        PORT: 'eighty',
+        DATABASE_URL: 'mysql://x',
+        SEED: 'maybe',
+        PET_BY_ID_SUNSET: 'soon',
+        LOG_LEVEL: 'loud',
+      });
+    expect(load).toThrow(ConfigError);
+    const message = (() => {
+      try {
+        load();
+      } catch (error) {
+        return (error as Error).message;
+      }
+    })();
+    for (const name of ['PORT', 'DATABASE_URL', 'SEED', 'PET_BY_ID_SUNSET', 'LOG_LEVEL']) {
+      expect(message).toContain(name);
+    }
+  });
+
+  it('treats empty variables as unset', () => {
+    expect(loadConfig({ PORT: '', AUTH_JWT_SECRET: '' })).toMatchObject({
+      port: 4000,
+      auth: { jwtSecret: undefined },
+    });
+  });
+});
