@@ -1,11 +1,17 @@
-import { Hono } from 'hono';
+import type { IncomingMessage } from 'node:http';
+import { type Context, Hono } from 'hono';
+import { resolveAuthSettings } from './auth/dev-secret.js';
+import { createTokenVerifier } from './auth/tokens.js';
 import type { Config } from './config.js';
 import { type Database, openDatabase } from './db/client.js';
 import { migrate } from './db/migrate.js';
 import { seedSampleData } from './db/seed.js';
-import { anonymous, type Viewer } from './domain/context.js';
+import type { Viewer } from './domain/context.js';
 import { errorStatus } from './domain/errors.js';
 import { createGraphQLHandler } from './graphql/yoga.js';
+import { authenticate } from './http/authenticate.js';
+import { MemoryRateLimitStore, type RateLimitStore, rateLimit } from './http/rate-limit.js';
+import { timeLimit } from './http/time-limit.js';
 import { createLogger, type Logger } from './logger.js';
 
 /** Per-request values that app-level middleware hands to the edges (GraphQL and REST). */
@@ -18,9 +24,11 @@ export interface AppEnv {
 }
 
 export interface App {
-  /** The one fetch handler: /graphql, /api and health. */
-  fetch(request: Request): Promise<Response>;
+  /** The one fetch handler: /graphql, /api and health. `env` carries the Node request, if any. */
+  fetch(request: Request, env?: unknown): Promise<Response>;
   readonly config: Config;
+  /** The HS256 secret in use when it was generated for development (see src/auth/dev-secret.ts). */
+  readonly devSecret: string | undefined;
   readonly database: Database;
   readonly logger: Logger;
   close(): Promise<void>;
@@ -28,6 +36,16 @@ export interface App {
 
 export interface AppOptions {
   logger?: Logger;
+  /** Where rate-limit counts live; in memory by default. */
+  rateLimitStore?: RateLimitStore;
+}
+
+/** The peer address of a request served by @hono/node-server; 'unknown' without a socket. */
+function clientAddress(c: Context): string {
+  return (
+    (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket.remoteAddress ??
+    'unknown'
+  );
 }
 
 /** Opens and migrates the database (seeding an empty one when configured) and builds the handler. */
@@ -37,13 +55,24 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const database = openDatabase(config.database);
   if (config.seed && (await seedSampleData(database.prisma))) logger.info('loaded the sample data');
 
-  const graphql = createGraphQLHandler({ database, logger });
+  const auth = resolveAuthSettings(config.auth, config.production);
+  const graphql = createGraphQLHandler({ database, logger, limits: config.limits });
   const app = new Hono<AppEnv>();
   app.use(async (c, next) => {
     c.set('requestId', crypto.randomUUID());
-    c.set('viewer', anonymous);
     await next();
   });
+  app.use(timeLimit(config.limits.requestTimeoutMs));
+  app.use(authenticate(createTokenVerifier(auth)));
+  if (config.rateLimitPerMinute > 0) {
+    app.use(
+      rateLimit(
+        config.rateLimitPerMinute,
+        options.rateLimitStore ?? new MemoryRateLimitStore(),
+        clientAddress,
+      ),
+    );
+  }
   app.on(['GET', 'POST', 'OPTIONS'], '/graphql', (c) =>
     graphql.fetch(c.req.raw, { requestId: c.get('requestId'), viewer: c.get('viewer') }),
   );
@@ -59,8 +88,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   );
 
   return {
-    fetch: async (request) => app.fetch(request),
+    fetch: async (request, env) => app.fetch(request, env),
     config,
+    devSecret: auth.devSecret ? auth.jwtSecret : undefined,
     database,
     logger,
     close: () => database.close(),

@@ -22,6 +22,18 @@ export interface Config {
   readonly petByIdSunset: Date;
   readonly rateLimitPerMinute: number;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  readonly limits: Limits;
+}
+
+/** §7 of the contract: defaults that operators may tighten or loosen. */
+export interface Limits {
+  readonly bodyBytes: number;
+  readonly requestTimeoutMs: number;
+  readonly graphqlDepth: number;
+  readonly graphqlAliases: number;
+  readonly graphqlTokens: number;
+  readonly graphqlCost: number;
+  readonly graphqlBatch: number;
 }
 
 export class ConfigError extends Error {
@@ -37,6 +49,13 @@ const optionalText = z
   .trim()
   .transform((value) => (value === '' ? undefined : value))
   .optional();
+
+const positiveInt = (fallback: number) =>
+  z.coerce
+    .number({ message: 'must be a number' })
+    .int('must be a whole number')
+    .min(1, 'must be 1 or more')
+    .default(fallback);
 
 const envSchema = z.object({
   PORT: z.coerce
@@ -68,6 +87,13 @@ const envSchema = z.object({
     .int('must be a whole number')
     .min(0, 'must be 0 or more')
     .default(1200),
+  BODY_LIMIT_BYTES: positiveInt(100 * 1024),
+  REQUEST_TIMEOUT_MS: positiveInt(10_000),
+  GRAPHQL_MAX_DEPTH: positiveInt(10),
+  GRAPHQL_MAX_ALIASES: positiveInt(20),
+  GRAPHQL_MAX_TOKENS: positiveInt(2000),
+  GRAPHQL_MAX_COST: positiveInt(5000),
+  GRAPHQL_MAX_BATCH: positiveInt(10),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
       message: 'must be one of fatal, error, warn, info, debug, trace, silent',
@@ -114,6 +140,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     petByIdSunset: vars.PET_BY_ID_SUNSET,
     rateLimitPerMinute: vars.RATE_LIMIT_PER_MINUTE,
     logLevel: vars.LOG_LEVEL,
+    limits: Object.freeze({
+      bodyBytes: vars.BODY_LIMIT_BYTES,
+      requestTimeoutMs: vars.REQUEST_TIMEOUT_MS,
+      graphqlDepth: vars.GRAPHQL_MAX_DEPTH,
+      graphqlAliases: vars.GRAPHQL_MAX_ALIASES,
+      graphqlTokens: vars.GRAPHQL_MAX_TOKENS,
+      graphqlCost: vars.GRAPHQL_MAX_COST,
+      graphqlBatch: vars.GRAPHQL_MAX_BATCH,
+    }),
   });
 }
 

@@ -1,4 +1,5 @@
 import type { Prisma } from '../generated/sqlite/client.js';
+import { requireScope } from './authorization.js';
 import type { DomainContext } from './context.js';
 import { DomainError } from './errors.js';
 import { parseId } from './ids.js';
@@ -38,6 +39,7 @@ export async function requireCategory(ctx: DomainContext, rawId: unknown) {
 
 /** `query` is the selection to return (GraphQL passes what the request asks for). */
 export async function createCategory(ctx: DomainContext, input: CategoryInput, query: Query = {}) {
+  requireScope(ctx.viewer, 'pets:write');
   const data = categoryData(input);
   try {
     return await ctx.db.category.create({ ...query, data });
@@ -53,6 +55,7 @@ export async function updateCategory(
   input: CategoryInput,
   query: Query = {},
 ) {
+  requireScope(ctx.viewer, 'pets:write');
   const id = parseId(rawId, 'id');
   const data = categoryData(input);
   try {
@@ -65,6 +68,7 @@ export async function updateCategory(
 }
 
 export async function deleteCategory(ctx: DomainContext, rawId: unknown): Promise<bigint> {
+  requireScope(ctx.viewer, 'pets:write');
   const id = parseId(rawId, 'id');
   const inUse = () =>
     new DomainError('CATEGORY_IN_USE', `Category ${id} still has pets; move or delete them first`);

@@ -1,4 +1,5 @@
 import type { Prisma } from '../generated/sqlite/client.js';
+import { requireScope } from './authorization.js';
 import type { DomainContext } from './context.js';
 import { parseId } from './ids.js';
 import type { Page } from './paging.js';
@@ -39,6 +40,7 @@ export async function updateInventory(
   quantity: number,
   query: Query = {},
 ) {
+  requireScope(ctx.viewer, 'inventory:write');
   const petId = parseId(rawPetId, 'petId');
   const stock = integerInRange(quantity, 'quantity', 0, MAX_STOCK);
   return inTransaction(ctx, async (tx) => {

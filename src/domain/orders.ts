@@ -1,4 +1,5 @@
 import type { Prisma } from '../generated/sqlite/client.js';
+import { requireScope } from './authorization.js';
 import type { DomainContext } from './context.js';
 import { DomainError } from './errors.js';
 import { parseId } from './ids.js';
@@ -36,10 +37,12 @@ export function ordersWhere(filter: OrderFilter): Prisma.OrderWhereInput {
 }
 
 export function getOrder(ctx: DomainContext, rawId: unknown, query: Query = {}) {
+  requireScope(ctx.viewer, 'orders:read');
   return ctx.db.order.findUnique({ ...query, where: { id: parseId(rawId, 'id') } });
 }
 
 export function listOrders(ctx: DomainContext, filter: OrderFilter, page: Page, query: Query = {}) {
+  requireScope(ctx.viewer, 'orders:read');
   const where = ordersWhere(filter);
   return ctx.db.order.findMany({
     ...query,
@@ -51,6 +54,7 @@ export function listOrders(ctx: DomainContext, filter: OrderFilter, page: Page, 
 }
 
 export function countOrders(ctx: DomainContext, filter: OrderFilter) {
+  requireScope(ctx.viewer, 'orders:read');
   return ctx.db.order.count({ where: ordersWhere(filter) });
 }
 
@@ -60,6 +64,7 @@ export function countOrders(ctx: DomainContext, filter: OrderFilter) {
  * the order, and marks the pet sold when it took the last unit.
  */
 export async function placeOrder(ctx: DomainContext, input: NewOrderInput, query: Query = {}) {
+  requireScope(ctx.viewer, 'orders:write');
   const petId = parseId(input.petId, 'petId');
   const quantity = integerInRange(input.quantity, 'quantity', 1, MAX_ORDER_QUANTITY);
   const shipDate = optionalDateTime(input.shipDate, 'shipDate');
@@ -98,6 +103,7 @@ export async function updateOrder(
   input: OrderUpdateInput,
   query: Query = {},
 ) {
+  requireScope(ctx.viewer, 'orders:write');
   const id = parseId(rawId, 'id');
   const shipDate =
     input.shipDate === undefined ? undefined : optionalDateTime(input.shipDate, 'shipDate');
@@ -122,6 +128,7 @@ export async function updateOrder(
 
 /** Cancels (deletes) an incomplete order, returning its units to stock. */
 export async function cancelOrder(ctx: DomainContext, rawId: unknown): Promise<bigint> {
+  requireScope(ctx.viewer, 'orders:write');
   const id = parseId(rawId, 'id');
   return inTransaction(ctx, async (tx) => {
     const order = await requireOrder(tx, id);

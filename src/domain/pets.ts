@@ -1,4 +1,5 @@
 import type { Prisma } from '../generated/sqlite/client.js';
+import { requireScope } from './authorization.js';
 import type { DomainContext } from './context.js';
 import { DomainError, validationFailed } from './errors.js';
 import { parseId } from './ids.js';
@@ -74,6 +75,7 @@ async function checkedInput(ctx: DomainContext, input: PetInput) {
 
 /** Creates a pet with its inventory item (quantity 0); status defaults to available. */
 export async function createPet(ctx: DomainContext, input: PetInput, query: Query = {}) {
+  requireScope(ctx.viewer, 'pets:write');
   const data = await checkedInput(ctx, input);
   try {
     return await ctx.db.pet.create({
@@ -92,6 +94,7 @@ export async function updatePet(
   input: PetInput,
   query: Query = {},
 ) {
+  requireScope(ctx.viewer, 'pets:write');
   const id = parseId(rawId, 'id');
   await requirePet(ctx, id);
   const data = await checkedInput(ctx, input);
@@ -104,6 +107,7 @@ export async function updatePet(
 }
 
 export async function deletePet(ctx: DomainContext, rawId: unknown): Promise<bigint> {
+  requireScope(ctx.viewer, 'pets:write');
   const id = parseId(rawId, 'id');
   const hasOrders = () =>
     new DomainError('PET_HAS_ORDERS', `Pet ${id} has orders and cannot be deleted`);

@@ -1,5 +1,6 @@
 import { GraphQLError } from 'graphql';
 import { DomainError, type ErrorCode, errorStatus } from '../domain/errors.js';
+import { WWW_AUTHENTICATE } from '../http/authenticate.js';
 import type { Logger } from '../logger.js';
 
 function withCode(error: GraphQLError, code: ErrorCode, message = error.message): GraphQLError {
@@ -18,6 +19,14 @@ export function requestError(
   code: 'GRAPHQL_PARSE_FAILED' | 'GRAPHQL_VALIDATION_FAILED',
 ) {
   return error.extensions.code ? error : withCode(error, code);
+}
+
+function domainError(error: GraphQLError, original: DomainError): GraphQLError {
+  const coded = withCode(error, original.code, original.message);
+  // A missing token: say how to authenticate, without changing the execution's HTTP status.
+  if (original.code === 'UNAUTHENTICATED')
+    coded.extensions.http = { headers: { 'WWW-Authenticate': WWW_AUTHENTICATE } };
+  return coded;
 }
 
 /**
@@ -40,7 +49,7 @@ export function createErrorMasker(logger: Logger) {
   return function maskError(error: unknown): Error {
     if (error instanceof GraphQLError) {
       const original = error.originalError;
-      if (original instanceof DomainError) return withCode(error, original.code, original.message);
+      if (original instanceof DomainError) return domainError(error, original);
       if (original instanceof GraphQLError) return maskError(original);
       if (!original) return error.extensions.code ? error : variableError(error);
       logger.error({ err: original, path: error.path }, 'unexpected error in a resolver');

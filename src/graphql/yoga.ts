@@ -1,11 +1,13 @@
 import { GraphQLError } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
+import type { Limits } from '../config.js';
 import { createContext, type GraphQLContext } from '../context.js';
 import type { Database } from '../db/client.js';
 import type { Viewer } from '../domain/context.js';
 import type { Logger } from '../logger.js';
 import { schema } from '../schema/index.js';
 import { createErrorMasker, requestError } from './errors.js';
+import { queryLimits } from './limits.js';
 
 /** Adds the contract's codes to GraphQL's own parse and validation errors. */
 const requestErrorCodes: Plugin = {
@@ -37,9 +39,10 @@ query AvailablePets {
 export interface YogaOptions {
   database: Database;
   logger: Logger;
+  limits: Limits;
 }
 
-export function createGraphQLHandler({ database, logger }: YogaOptions) {
+export function createGraphQLHandler({ database, logger, limits }: YogaOptions) {
   return createYoga<{ requestId: string; viewer: Viewer }, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -54,6 +57,7 @@ export function createGraphQLHandler({ database, logger }: YogaOptions) {
       error: (...args) => logger.debug(args),
     },
     context: ({ requestId, viewer }) => createContext(database, requestId, viewer),
-    plugins: [requestErrorCodes],
+    batching: { limit: limits.graphqlBatch },
+    plugins: [queryLimits(limits), requestErrorCodes],
   });
 }

@@ -1,4 +1,5 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
+import { requireScope } from '../domain/authorization.js';
 import { countPets, createPet, deletePet, getPet, listPets, updatePet } from '../domain/pets.js';
 import type { Prisma } from '../generated/sqlite/client.js';
 import { builder } from './builder.js';
@@ -41,13 +42,16 @@ export const Pet = builder.prismaObject('Pet', {
           _count: { select: { orders: true } },
         };
       },
-      resolve: (pet, args) =>
-        buildConnection(
+      resolve: (pet, args, ctx) => {
+        // Loaded with the pets, shown only to callers allowed to read orders.
+        requireScope(ctx.domain.viewer, 'orders:read');
+        return buildConnection(
           pet.orders,
           connectionPage(args),
           (order) => order.id,
           () => pet._count.orders,
-        ),
+        );
+      },
     }),
   }),
 });

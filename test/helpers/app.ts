@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, inject } from 'vitest';
 import { type App, createApp } from '../../src/app.js';
+import { mintToken, type TokenRequest } from '../../src/auth/tokens.js';
 import { loadConfig } from '../../src/config.js';
+import { scopes } from '../../src/domain/authorization.js';
 
 export const database = process.env.TEST_DATABASE === 'postgresql' ? 'postgresql' : 'sqlite';
 const postgresUrl = inject('postgresUrl');
@@ -19,6 +21,12 @@ export const describeDb = describe.skipIf(!databaseAvailable);
 export interface TestApp extends App {
   /** Runs raw SQL on this test file's database (for rows the API cannot make, e.g. huge ids). */
   sql(statement: string): Promise<void>;
+  /** A valid token signed with this app's secret: all scopes unless given. */
+  token(scopes?: readonly string[], claims?: Omit<TokenRequest, 'scopes'>): Promise<string>;
+  /** `Bearer <all-scopes token>`: what the request helpers send unless told otherwise. */
+  readonly authorization: string;
+  /** The HS256 secret this app verifies tokens with. */
+  readonly secret: string;
 }
 
 /**
@@ -31,16 +39,23 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     database === 'sqlite'
       ? `file:${join(tmpdir(), `petstore-${name}.db`)}`
       : `${postgresUrl}${postgresUrl?.includes('?') ? '&' : '?'}schema=${name}`;
+  const secret = randomBytes(32).toString('base64url');
   const config = loadConfig({
     DATABASE_URL: url,
     SEED: 'false',
     LOG_LEVEL: 'silent',
     RATE_LIMIT_PER_MINUTE: '0',
+    AUTH_JWT_SECRET: secret,
     ...env,
   });
   const app = await createApp(config);
+  const token = (granted: readonly string[] = scopes, claims: Omit<TokenRequest, 'scopes'> = {}) =>
+    mintToken(secret, { scopes: granted, ...claims });
   return {
     ...app,
+    secret,
+    token,
+    authorization: `Bearer ${await token()}`,
     sql: (statement) => app.database.prisma.$executeRawUnsafe(statement).then(() => undefined),
     close: async () => {
       await app.close();

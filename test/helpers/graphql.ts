@@ -15,9 +15,25 @@ export interface GraphQLResponse<Data> {
     | undefined;
 }
 
-/** Sends one GraphQL operation over HTTP (POST /graphql) through the app's fetch handler. */
+/** Who sends a request: an app's fetch handler, with the Authorization header to send if any. */
+export type Client = Pick<App, 'fetch'> & { authorization?: string };
+
+/** The same handler without a token: an anonymous caller. */
+export function anonymous(app: Client): Client {
+  return { fetch: app.fetch };
+}
+
+/** A caller with the given Authorization header value. */
+export function withAuthorization(app: Client, authorization: string): Client {
+  return { fetch: app.fetch, authorization };
+}
+
+/**
+ * Sends one GraphQL operation over HTTP (POST /graphql) through the app's fetch handler, with the
+ * client's token (test apps carry an all-scopes one).
+ */
 export async function graphql<Data, Variables>(
-  app: Pick<App, 'fetch'>,
+  app: Client,
   document: TypedDocumentNode<Data, Variables>,
   ...[variables, headers]: Variables extends Record<string, never>
     ? [variables?: Variables, headers?: Record<string, string>]
@@ -29,6 +45,7 @@ export async function graphql<Data, Variables>(
       headers: {
         'content-type': 'application/json',
         accept: 'application/graphql-response+json',
+        ...(app.authorization ? { authorization: app.authorization } : {}),
         ...headers,
       },
       body: JSON.stringify({ query: print(document), variables }),

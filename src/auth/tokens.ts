@@ -1,0 +1,80 @@
+import { createRemoteJWKSet, type JWTPayload, jwtVerify, SignJWT } from 'jose';
+import type { Viewer } from '../domain/context.js';
+import { DomainError } from '../domain/errors.js';
+
+export interface AuthSettings {
+  /** HS256 shared secret; used when no JWKS URL is set. */
+  readonly jwtSecret: string | undefined;
+  /** JWKS endpoint for RS256/ES256 tokens. */
+  readonly jwksUrl: string | undefined;
+  readonly issuer: string | undefined;
+  readonly audience: string | undefined;
+}
+
+export type TokenVerifier = (token: string) => Promise<Viewer>;
+
+/** Verifies bearer tokens: signature, expiry (always required), issuer and audience when set. */
+export function createTokenVerifier(settings: AuthSettings): TokenVerifier {
+  const key = settings.jwksUrl
+    ? createRemoteJWKSet(new URL(settings.jwksUrl))
+    : new TextEncoder().encode(settings.jwtSecret ?? '');
+  const algorithms = settings.jwksUrl ? ['RS256', 'ES256'] : ['HS256'];
+  return async (token) => {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, key as Uint8Array, {
+        algorithms,
+        issuer: settings.issuer,
+        audience: settings.audience,
+        requiredClaims: ['exp'],
+      }));
+    } catch (error) {
+      throw new DomainError('UNAUTHENTICATED', `The bearer token is not valid: ${describe(error)}`);
+    }
+    const scope = typeof payload.scope === 'string' ? payload.scope : '';
+    return {
+      authenticated: true,
+      subject: payload.sub,
+      scopes: new Set(scope.split(' ').filter(Boolean)),
+    };
+  };
+}
+
+/** A short reason a person can act on, without echoing the token. */
+function describe(error: unknown): string {
+  const code = (error as { code?: string }).code;
+  switch (code) {
+    case 'ERR_JWT_EXPIRED':
+      return 'it has expired';
+    case 'ERR_JWT_CLAIM_VALIDATION_FAILED':
+      return `claim ${(error as { claim?: string }).claim ?? ''} does not match`.replace('  ', ' ');
+    case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
+    case 'ERR_JWKS_NO_MATCHING_KEY':
+      return 'its signature does not verify';
+    case 'ERR_JOSE_ALG_NOT_ALLOWED':
+      return 'its algorithm is not accepted';
+    default:
+      return 'it is malformed or cannot be checked';
+  }
+}
+
+export interface TokenRequest {
+  scopes: readonly string[];
+  subject?: string;
+  /** Lifetime in seconds; 1 hour by default. */
+  expiresIn?: number;
+  issuer?: string | undefined;
+  audience?: string | undefined;
+}
+
+/** Mints an HS256 token (development, the `npm run token` script and tests). */
+export function mintToken(secret: string, request: TokenRequest): Promise<string> {
+  const jwt = new SignJWT({ scope: request.scopes.join(' ') })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject(request.subject ?? 'developer')
+    .setIssuedAt()
+    .setExpirationTime(Math.floor(Date.now() / 1000) + (request.expiresIn ?? 3600));
+  if (request.issuer) jwt.setIssuer(request.issuer);
+  if (request.audience) jwt.setAudience(request.audience);
+  return jwt.sign(new TextEncoder().encode(secret));
+}

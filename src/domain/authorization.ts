@@ -1,0 +1,28 @@
+import type { Viewer } from './context.js';
+import { DomainError } from './errors.js';
+
+/** The OAuth-style scopes a token's `scope` claim can grant. */
+export const scopes = ['pets:write', 'orders:read', 'orders:write', 'inventory:write'] as const;
+export type Scope = (typeof scopes)[number];
+
+export function hasScope(viewer: Viewer, scope: Scope): boolean {
+  return viewer.scopes.has(scope);
+}
+
+/**
+ * Lets the call through when the viewer holds `scope`. Anonymous callers get UNAUTHENTICATED (they
+ * should send a token), authenticated ones without the scope get FORBIDDEN.
+ */
+export function requireScope(viewer: Viewer, scope: Scope): void {
+  if (hasScope(viewer, scope)) return;
+  if (!viewer.authenticated) {
+    throw new DomainError(
+      'UNAUTHENTICATED',
+      `This operation needs a bearer token with the ${scope} scope`,
+    );
+  }
+  throw new DomainError(
+    'FORBIDDEN',
+    `The token does not grant the ${scope} scope this operation needs`,
+  );
+}

@@ -1,0 +1,36 @@
+import type { Context } from 'hono';
+import { DomainError, type ErrorCode } from '../domain/errors.js';
+
+/**
+ * An error answered before either edge runs (token, rate limit, time limit, size). On /graphql it
+ * has the GraphQL shape (`errors[].extensions.code/status`), elsewhere the contract's Error shape.
+ */
+export function errorResponse(
+  c: Context,
+  error: DomainError | ErrorCode,
+  headers: Record<string, string> = {},
+): Response {
+  const { code, message, status } =
+    typeof error === 'string' ? new DomainError(error, defaultMessages[error] ?? error) : error;
+  if (c.req.path === '/graphql') {
+    const json = /application\/graphql-response\+json/.test(c.req.header('accept') ?? '');
+    return Response.json(
+      { errors: [{ message, extensions: { code, status } }] },
+      {
+        status,
+        headers: {
+          ...headers,
+          'content-type': json
+            ? 'application/graphql-response+json; charset=utf-8'
+            : 'application/json; charset=utf-8',
+        },
+      },
+    );
+  }
+  return Response.json({ code, message, status }, { status, headers });
+}
+
+const defaultMessages: Partial<Record<ErrorCode, string>> = {
+  RATE_LIMITED: 'Too many requests; wait for Retry-After seconds and try again',
+  TIMEOUT: 'The request took longer than the time limit and was abandoned',
+};
