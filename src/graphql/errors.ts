@@ -18,7 +18,10 @@ export function requestError(
   error: GraphQLError,
   code: 'GRAPHQL_PARSE_FAILED' | 'GRAPHQL_VALIDATION_FAILED',
 ) {
-  return error.extensions.code ? error : withCode(error, code);
+  const coded = error.extensions.code && error.extensions.status ? error : withCode(error, code);
+  // A request error: 400 with application/graphql-response+json, as GraphQL over HTTP says.
+  coded.extensions.http ??= { status: 400, spec: true };
+  return coded;
 }
 
 function domainError(error: GraphQLError, original: DomainError): GraphQLError {

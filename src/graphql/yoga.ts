@@ -7,7 +7,7 @@ import type { Viewer } from '../domain/context.js';
 import type { Logger } from '../logger.js';
 import { schema } from '../schema/index.js';
 import { createErrorMasker, requestError } from './errors.js';
-import { queryLimits } from './limits.js';
+import { batchLimit, queryLimits } from './limits.js';
 
 /** Adds the contract's codes to GraphQL's own parse and validation errors. */
 const requestErrorCodes: Plugin = {
@@ -58,6 +58,6 @@ export function createGraphQLHandler({ database, logger, limits }: YogaOptions) 
     },
     context: ({ requestId, viewer }) => createContext(database, requestId, viewer),
     batching: { limit: limits.graphqlBatch },
-    plugins: [queryLimits(limits), requestErrorCodes],
+    plugins: [batchLimit(limits.graphqlBatch), queryLimits(limits), requestErrorCodes],
   });
 }
