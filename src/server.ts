@@ -21,9 +21,11 @@ if (app.devSecret) {
     subject: 'developer',
     expiresIn: 7 * 86400,
   });
-  app.logger.info(
-    { token },
-    'development mode: a secret was generated in ./data/; this all-scopes token is valid for 7 days (send it as "Authorization: Bearer <token>"; `npm run token -- <scopes>` mints more)',
+  app.logger.warn('development mode: no AUTH_JWT_SECRET, using a generated secret kept in ./data/');
+  // Printed for the developer at the console, never logged: logs redact tokens.
+  process.stderr.write(
+    `\nAll-scopes development token (7 days; \`npm run token -- <scopes>\` mints more):\n${token}\n` +
+      'In GraphiQL, add it under Headers as {"Authorization": "Bearer <token>"}.\n\n',
   );
 }
 const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (address) => {
