@@ -5,8 +5,11 @@ import { migrate } from './db/migrate.js';
 import { seedSampleData } from './db/seed.js';
 import { anonymous, type Viewer } from './domain/context.js';
 import { errorStatus } from './domain/errors.js';
+import { graphqlErrorResponse } from './graphql/http-errors.js';
 import { createGraphQLHandler } from './graphql/yoga.js';
+import { bodyTooLargeMessage, limitBody } from './http/body-limit.js';
 import { createLogger, type Logger } from './logger.js';
+import { createRestApi, REST_BASE_PATH } from './rest/api.js';
 
 /** Per-request values that app-level middleware hands to the edges (GraphQL and REST). */
 export interface AppEnv {
@@ -44,9 +47,19 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     c.set('viewer', anonymous);
     await next();
   });
+  app.use(
+    '/graphql',
+    limitBody((c) => graphqlErrorResponse(c, 'PAYLOAD_TOO_LARGE', bodyTooLargeMessage)),
+  );
   app.on(['GET', 'POST', 'OPTIONS'], '/graphql', (c) =>
     graphql.fetch(c.req.raw, { requestId: c.get('requestId'), viewer: c.get('viewer') }),
   );
+  app.all('/graphql', (c) =>
+    graphqlErrorResponse(c, 'METHOD_NOT_ALLOWED', `${c.req.method} is not allowed on /graphql`, {
+      allow: 'GET, POST, OPTIONS',
+    }),
+  );
+  app.route(REST_BASE_PATH, createRestApi({ database, config, logger }));
   app.notFound((c) =>
     c.json(
       {
