@@ -106,6 +106,8 @@ export async function updateOrder(ctx: DomainContext, rawId: unknown, input: Ord
       if (reopens || movesShipDate) throw alreadyComplete(id, 'changed');
       return order;
     }
+    // Nothing to change: on SQLite an updateMany with no data counts 0 rows, which is no conflict.
+    if (shipDate === undefined && complete === undefined) return order;
     const { count } = await tx.order.updateMany({
       where: { id, complete: false },
       data: { shipDate, complete },

@@ -167,8 +167,12 @@ const documentRoute = defineRoute(
       status: 200,
       description: 'The document; `x-sunset` and the Sunset values follow the configuration.',
       schema: z
-        .looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.looseObject({}) })
-        .openapi({ description: 'An OpenAPI 3.0.3 document.' }),
+        .object({
+          openapi: z.literal('3.0.3'),
+          info: z.object({ version: z.string() }).openapi({ additionalProperties: true }),
+          paths: z.object({}).openapi({ additionalProperties: true }),
+        })
+        .openapi({ additionalProperties: true, description: 'An OpenAPI 3.0.3 document.' }),
     },
   },
   (c, _input, { config }) =>
