@@ -8,8 +8,8 @@ export const API = 'http://petstore.test/api';
 export interface RestRequest {
   /** A value to send as JSON (bigints are written as exact numbers). */
   json?: unknown;
-  /** Raw body bytes or text, sent as they are. */
-  body?: string | Uint8Array<ArrayBuffer>;
+  /** A raw body (text, bytes or a stream without Content-Length), sent as it is. */
+  body?: string | Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array>;
   /** Content-Type; `application/json` by default when `json` is given. */
   contentType?: string;
   headers?: Record<string, string>;
@@ -69,13 +69,15 @@ export async function rest<Body = unknown>(
   request: RestRequest = {},
 ): Promise<RestResponse<Body>> {
   const headers: Record<string, string> = { ...request.headers };
-  let body: string | Uint8Array<ArrayBuffer> | undefined = request.body;
+  let body = request.body;
   if (request.json !== undefined) body = stringify(request.json);
   const contentType =
     request.contentType ?? (request.json !== undefined ? 'application/json' : undefined);
   if (contentType !== undefined) headers['content-type'] = contentType;
   const url = `${API}${path}`;
-  const response = await app.fetch(new Request(url, { method, headers, body }));
+  // A stream body needs `duplex: 'half'`, which the DOM typings do not know yet.
+  const init = { method, headers, body, duplex: 'half' } as RequestInit;
+  const response = await app.fetch(new Request(url, init));
   const text = await response.text();
   (await validatorFor(app)).check({
     method,

@@ -109,7 +109,7 @@ describeDb('REST orders', () => {
 
   it('lists orders by pet and completeness, paged, with X-Total-Count', async () => {
     const pet = await makePet(app(), { quantity: 10 });
-    const orders = [];
+    const orders: Awaited<ReturnType<typeof makeOrder>>[] = [];
     for (const complete of [false, true, false, false]) {
       orders.push(await makeOrder(app(), { petId: pet.id, complete }));
     }

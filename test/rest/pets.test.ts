@@ -8,7 +8,7 @@ describeDb('REST pets', () => {
 
   it('lists the pets of a category by id, paged, with X-Total-Count', async () => {
     const category = await makeCategory(app());
-    const made = [];
+    const made: Awaited<ReturnType<typeof makePet>>[] = [];
     for (const name of ['Ann', 'Bob', 'Cid', 'Dot', 'Eve']) {
       made.push(await makePet(app(), { name, categoryId: category.id }));
     }
