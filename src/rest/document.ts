@@ -67,7 +67,7 @@ function requestErrors(spec: Route['spec']): ErrorCode[] {
 }
 
 /** An error response for one status: the Error schema, the codes it can carry (`x-error-codes`). */
-export function errorResponse(codes: readonly ErrorCode[], headers?: Record<string, HeaderDoc>) {
+function errorResponse(codes: readonly ErrorCode[], headers?: Record<string, HeaderDoc>) {
   const status = errorStatus[codes[0] as ErrorCode];
   const meanings = codes.map((code) => `\`${code}\`: ${codeMeanings[code] ?? code}.`).join(' ');
   return {
