@@ -236,10 +236,14 @@ const malformed: fc.Arbitrary<Malformed> = fc.oneof(
   fc
     .record({
       target: fc.constantFrom(...paths.filter((p) => p.template.includes('{id}'))),
-      id: badId,
+      // Encoded ids, and raw segments whose percent-encoding is itself broken.
+      segment: fc.oneof(
+        badId.map(encodeURIComponent),
+        fc.constantFrom('%E0%A4%A', '%ZZ', '%', '1%00', '%2F', '%2e%2e'),
+      ),
       pick: fc.nat(),
     })
-    .map(({ target, id, pick }) => {
+    .map(({ target, segment, pick }) => {
       const entries = Object.entries(target.methods);
       const [method, body] = entries[pick % entries.length] as [
         string,
@@ -248,7 +252,7 @@ const malformed: fc.Arbitrary<Malformed> = fc.oneof(
       return {
         kind: 'bad id',
         method,
-        path: target.template.replace('{id}', encodeURIComponent(id)),
+        path: target.template.replace('{id}', segment),
         request: body ? json(body) : {},
       };
     }),

@@ -49,8 +49,8 @@ describeDb('REST orders', () => {
     const pet = await makePet(app(), { quantity: 2 });
     await rest(app(), 'POST', '/store/orders', { json: { petId: Number(pet.id), quantity: 2 } });
     expect(await stockOf(app(), pet.id)).toEqual({ quantity: 0, status: 'sold' });
-    const read = await rest(app(), 'GET', `/pets/${pet.id}`);
-    expect(read.body).toMatchObject({ status: 'sold' });
+    const stock = await rest(app(), 'GET', `/store/inventory/${pet.id}`);
+    expect(stock.body).toEqual({ petId: Number(pet.id), quantity: 0, status: 'sold' });
   });
 
   it('refuses an order beyond stock (409), for a pet not available (409), for no pet (422)', async () => {
