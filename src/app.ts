@@ -7,12 +7,16 @@ import { type Database, openDatabase } from './db/client.js';
 import { migrate } from './db/migrate.js';
 import { seedSampleData } from './db/seed.js';
 import type { Viewer } from './domain/context.js';
-import { errorStatus } from './domain/errors.js';
+import { DomainError, errorStatus } from './domain/errors.js';
+import { graphqlErrorResponse } from './graphql/http-errors.js';
 import { createGraphQLHandler } from './graphql/yoga.js';
 import { authenticate } from './http/authenticate.js';
+import { bodyTooLargeMessage, limitBody } from './http/body-limit.js';
+import { errorResponse } from './http/error-response.js';
 import { MemoryRateLimitStore, type RateLimitStore, rateLimit } from './http/rate-limit.js';
 import { timeLimit } from './http/time-limit.js';
 import { createLogger, type Logger } from './logger.js';
+import { createRestApi, REST_BASE_PATH } from './rest/api.js';
 
 /** Per-request values that app-level middleware hands to the edges (GraphQL and REST). */
 export interface AppEnv {
@@ -58,6 +62,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const auth = resolveAuthSettings(config.auth, config.production);
   const graphql = createGraphQLHandler({ database, logger, limits: config.limits });
   const app = new Hono<AppEnv>();
+  const tooLarge = new DomainError(
+    'PAYLOAD_TOO_LARGE',
+    bodyTooLargeMessage(config.limits.bodyBytes),
+  );
   app.use(async (c, next) => {
     c.set('requestId', crypto.randomUUID());
     await next();
@@ -73,9 +81,19 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       ),
     );
   }
+  app.use(
+    '/graphql',
+    limitBody(config.limits.bodyBytes, (c) => errorResponse(c, tooLarge)),
+  );
   app.on(['GET', 'POST', 'OPTIONS'], '/graphql', (c) =>
     graphql.fetch(c.req.raw, { requestId: c.get('requestId'), viewer: c.get('viewer') }),
   );
+  app.all('/graphql', (c) =>
+    graphqlErrorResponse(c, 'METHOD_NOT_ALLOWED', `${c.req.method} is not allowed on /graphql`, {
+      allow: 'GET, POST, OPTIONS',
+    }),
+  );
+  app.route(REST_BASE_PATH, createRestApi({ database, config, logger }));
   app.notFound((c) =>
     c.json(
       {

@@ -50,6 +50,9 @@ const optionalText = z
   .transform((value) => (value === '' ? undefined : value))
   .optional();
 
+/** CONTRACT §7: 100 KiB. */
+export const DEFAULT_BODY_BYTES = 100 * 1024;
+
 const positiveInt = (fallback: number) =>
   z.coerce
     .number({ message: 'must be a number' })
@@ -87,7 +90,7 @@ const envSchema = z.object({
     .int('must be a whole number')
     .min(0, 'must be 0 or more')
     .default(1200),
-  BODY_LIMIT_BYTES: positiveInt(100 * 1024),
+  BODY_LIMIT_BYTES: positiveInt(DEFAULT_BODY_BYTES),
   REQUEST_TIMEOUT_MS: positiveInt(10_000),
   GRAPHQL_MAX_DEPTH: positiveInt(10),
   GRAPHQL_MAX_ALIASES: positiveInt(20),

@@ -117,6 +117,8 @@ export async function updateOrder(
       if (reopens || movesShipDate) throw alreadyComplete(id, 'changed');
       return tx.order.findUniqueOrThrow({ ...query, where: { id } });
     }
+    // Nothing to change: on SQLite an updateMany with no data counts 0 rows, which is no conflict.
+    if (shipDate === undefined && complete === undefined) return order;
     const { count } = await tx.order.updateMany({
       where: { id, complete: false },
       data: { shipDate, complete },

@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { DomainError, type ErrorCode } from '../domain/errors.js';
+import { graphqlErrorResponse } from '../graphql/http-errors.js';
 
 /**
  * An error answered before either edge runs (token, rate limit, time limit, size). On /graphql it
@@ -12,21 +13,7 @@ export function errorResponse(
 ): Response {
   const { code, message, status } =
     typeof error === 'string' ? new DomainError(error, defaultMessages[error] ?? error) : error;
-  if (c.req.path === '/graphql') {
-    const json = /application\/graphql-response\+json/.test(c.req.header('accept') ?? '');
-    return Response.json(
-      { errors: [{ message, extensions: { code, status } }] },
-      {
-        status,
-        headers: {
-          ...headers,
-          'content-type': json
-            ? 'application/graphql-response+json; charset=utf-8'
-            : 'application/json; charset=utf-8',
-        },
-      },
-    );
-  }
+  if (c.req.path === '/graphql') return graphqlErrorResponse(c, code, message, headers);
   return Response.json({ code, message, status }, { status, headers });
 }
 

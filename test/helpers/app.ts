@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, inject } from 'vitest';
-import { type App, createApp } from '../../src/app.js';
+import { type App, type AppOptions, createApp } from '../../src/app.js';
 import { mintToken, type TokenRequest } from '../../src/auth/tokens.js';
 import { loadConfig } from '../../src/config.js';
 import { scopes } from '../../src/domain/authorization.js';
@@ -31,9 +31,12 @@ export interface TestApp extends App {
 
 /**
  * A fresh app on a database of its own: a new SQLite file, or a new PostgreSQL schema, migrated
- * and empty. Extra environment variables override the defaults.
+ * and empty. Extra environment variables override the defaults; options reach createApp.
  */
-export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function createTestApp(
+  env: Record<string, string> = {},
+  options: AppOptions = {},
+): Promise<TestApp> {
   const name = `t_${randomBytes(6).toString('hex')}`;
   const url =
     database === 'sqlite'
@@ -48,7 +51,7 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     AUTH_JWT_SECRET: secret,
     ...env,
   });
-  const app = await createApp(config);
+  const app = await createApp(config, options);
   const token = (granted: readonly string[] = scopes, claims: Omit<TokenRequest, 'scopes'> = {}) =>
     mintToken(secret, { scopes: granted, ...claims });
   return {

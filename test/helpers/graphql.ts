@@ -1,6 +1,8 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { print } from 'graphql';
-import type { App } from '../../src/app.js';
+import { authorizationHeader, type Client } from './client.js';
+
+export { anonymous, withAuthorization } from './client.js';
 
 export interface GraphQLResponse<Data> {
   status: number;
@@ -13,19 +15,6 @@ export interface GraphQLResponse<Data> {
         extensions: { code: string; status: number };
       }[]
     | undefined;
-}
-
-/** Who sends a request: an app's fetch handler, with the Authorization header to send if any. */
-export type Client = Pick<App, 'fetch'> & { authorization?: string };
-
-/** The same handler without a token: an anonymous caller. */
-export function anonymous(app: Client): Client {
-  return { fetch: app.fetch };
-}
-
-/** A caller with the given Authorization header value. */
-export function withAuthorization(app: Client, authorization: string): Client {
-  return { fetch: app.fetch, authorization };
 }
 
 /**
@@ -45,7 +34,7 @@ export async function graphql<Data, Variables>(
       headers: {
         'content-type': 'application/json',
         accept: 'application/graphql-response+json',
-        ...(app.authorization ? { authorization: app.authorization } : {}),
+        ...authorizationHeader(app),
         ...headers,
       },
       body: JSON.stringify({ query: print(document), variables }),

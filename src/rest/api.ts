@@ -1,0 +1,71 @@
+import { Hono, type MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../app.js';
+import type { Config } from '../config.js';
+import type { Database } from '../db/client.js';
+import { DomainError } from '../domain/errors.js';
+import { bodyTooLargeMessage, limitBody } from '../http/body-limit.js';
+import type { Logger } from '../logger.js';
+import { applyDeprecation } from './deprecation.js';
+import { allRoutes } from './document.js';
+import { restErrorHandler } from './errors.js';
+import type { Route } from './route.js';
+
+export { REST_BASE_PATH } from './document.js';
+
+export interface RestApiOptions {
+  database: Database;
+  config: Config;
+  logger: Logger;
+}
+
+/** `/pets/{petId}` → `/pets/:petId` */
+const honoPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
+
+/**
+ * The REST façade (CONTRACT §5), to mount under /api: every declared route, then 405 with `Allow`
+ * for a known path with another method, then 404 NOT_FOUND; each failure in the Error shape.
+ */
+export function createRestApi({ database, config, logger }: RestApiOptions): Hono<AppEnv> {
+  const api = new Hono<AppEnv>();
+  const maxBytes = config.limits.bodyBytes;
+  const tooLarge = limitBody(maxBytes, () => {
+    throw new DomainError('PAYLOAD_TOO_LARGE', bodyTooLargeMessage(maxBytes));
+  });
+
+  for (const route of allRoutes) {
+    const { spec } = route;
+    const guard: MiddlewareHandler<AppEnv> = spec.body ? tooLarge : (_c, next) => next();
+    api.on(spec.method.toUpperCase(), honoPath(spec.path), guard, (c) => {
+      if (spec.deprecation) applyDeprecation(c, spec.deprecation, config);
+      return route.run(c, { domain: { db: database.prisma, viewer: c.get('viewer') }, config });
+    });
+  }
+
+  for (const [path, allow] of allowedMethods(allRoutes)) {
+    api.all(honoPath(path), (c) => {
+      c.header('Allow', allow);
+      throw new DomainError(
+        'METHOD_NOT_ALLOWED',
+        `${c.req.method} is not allowed on ${c.req.path}; allowed: ${allow}`,
+      );
+    });
+  }
+  api.all('*', (c) => {
+    throw new DomainError('NOT_FOUND', `No route ${c.req.method} ${c.req.path}`);
+  });
+
+  api.onError(restErrorHandler(logger));
+  return api;
+}
+
+/** Each path with its `Allow` value; HEAD is answered wherever GET is. */
+export function allowedMethods(routes: readonly Route[]): Map<string, string> {
+  const byPath = new Map<string, string[]>();
+  for (const { spec } of routes) {
+    const methods = byPath.get(spec.path) ?? [];
+    methods.push(spec.method.toUpperCase());
+    if (spec.method === 'get') methods.push('HEAD');
+    byPath.set(spec.path, methods);
+  }
+  return new Map([...byPath].map(([path, methods]) => [path, methods.join(', ')]));
+}

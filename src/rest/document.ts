@@ -1,0 +1,243 @@
+import { OpenAPIHono, z } from '@hono/zod-openapi';
+import type { Config } from '../config.js';
+import { DEFAULT_BODY_BYTES } from '../config.js';
+import { type ErrorCode, errorStatus } from '../domain/errors.js';
+import { deprecationHeaders, instant } from './deprecation.js';
+import { defineRoute, type HeaderDoc, type Route } from './route.js';
+import { routes as resourceRoutes } from './routes/index.js';
+import { ErrorBody } from './schemas.js';
+
+/** Where the façade is mounted; the document's `servers` entry. */
+export const REST_BASE_PATH = '/api';
+
+const errorRef = { $ref: '#/components/schemas/Error' };
+
+/** What each error code means, for the response descriptions. */
+const codeMeanings: Partial<Record<ErrorCode, string>> = {
+  VALIDATION_FAILED: 'a path, query or body value is invalid; the message names it',
+  MALFORMED_REQUEST: 'the body is not JSON, or not a JSON object',
+  PAYLOAD_TOO_LARGE: `the body is over BODY_LIMIT_BYTES (default ${DEFAULT_BODY_BYTES} bytes, 100 KiB)`,
+  UNSUPPORTED_MEDIA_TYPE: 'the body is not sent as application/json',
+  PET_NOT_FOUND: 'no pet has this id',
+  CATEGORY_NOT_FOUND: 'no category has this id',
+  ORDER_NOT_FOUND: 'no order has this id',
+  NOT_FOUND: 'no such route',
+  METHOD_NOT_ALLOWED: 'the path does not take this method; `Allow` lists those it takes',
+  PET_NOT_AVAILABLE: 'the pet is not `available`',
+  INSUFFICIENT_STOCK: 'the stock does not cover the quantity',
+  ORDER_ALREADY_COMPLETE: 'the order is complete, which is final',
+  PET_HAS_ORDERS: 'the pet has orders',
+  CATEGORY_IN_USE: 'the category has pets',
+  CATEGORY_NAME_TAKEN: 'another category has this name (case-insensitively)',
+  ENDPOINT_SUNSET: 'the endpoint is past its sunset',
+  UNKNOWN_PET: '`petId` names no existing pet',
+  UNKNOWN_CATEGORY: '`categoryId` names no existing category',
+  INTERNAL: 'an unexpected error; it has been logged',
+};
+
+const reasons: Record<number, string> = {
+  400: 'Bad request',
+  401: 'Unauthenticated',
+  403: 'Forbidden',
+  404: 'Not found',
+  405: 'Method not allowed',
+  409: 'Conflict',
+  410: 'Gone',
+  413: 'Payload too large',
+  415: 'Unsupported media type',
+  422: 'Unprocessable entity',
+  429: 'Too many requests',
+  500: 'Internal error',
+  503: 'Unavailable',
+};
+
+/**
+ * Error codes every operation can answer. Operation-wide concerns added later (authentication:
+ * 401/403 plus `security`; rate limiting: 429) belong here and in `operation()` below.
+ */
+const everyOperation: readonly ErrorCode[] = ['INTERNAL'];
+
+/** The request errors that follow from a declaration: what is parsed, checked or retired. */
+function requestErrors(spec: Route['spec']): ErrorCode[] {
+  const codes: ErrorCode[] = [];
+  if (spec.params || spec.query || spec.body) codes.push('VALIDATION_FAILED');
+  if (spec.body) codes.push('MALFORMED_REQUEST', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
+  if (spec.deprecation) codes.push('ENDPOINT_SUNSET');
+  return codes;
+}
+
+/** An error response for one status: the Error schema, the codes it can carry (`x-error-codes`). */
+function errorResponse(codes: readonly ErrorCode[], headers?: Record<string, HeaderDoc>) {
+  const status = errorStatus[codes[0] as ErrorCode];
+  const meanings = codes.map((code) => `\`${code}\`: ${codeMeanings[code] ?? code}.`).join(' ');
+  return {
+    description: `${reasons[status] ?? 'Error'}. ${meanings}`,
+    'x-error-codes': [...codes],
+    ...(headers ? { headers } : {}),
+    content: { 'application/json': { schema: errorRef } },
+  };
+}
+
+function errorResponses(codes: readonly ErrorCode[], headers?: Record<string, HeaderDoc>) {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of new Set(codes)) {
+    const status = errorStatus[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  return Object.fromEntries(
+    [...byStatus]
+      .sort(([a], [b]) => a - b)
+      .map(([status, list]) => [String(status), errorResponse(list, headers)]),
+  );
+}
+
+function deprecationHeaderDocs(spec: Route['spec'], config: Config): Record<string, HeaderDoc> {
+  if (!spec.deprecation) return {};
+  const values = deprecationHeaders(spec.deprecation, config);
+  return {
+    Deprecation: {
+      description: `Deprecated since ${instant(spec.deprecation.since)} (RFC 9745): \`${values.Deprecation}\`.`,
+      schema: { type: 'string' },
+      required: true,
+    },
+    Sunset: {
+      description: `The sunset (RFC 8594): \`${values.Sunset}\`; 410 \`ENDPOINT_SUNSET\` from then on.`,
+      schema: { type: 'string' },
+      required: true,
+    },
+    Link: {
+      description: `The successor: \`${values.Link}\`.`,
+      schema: { type: 'string' },
+      required: true,
+    },
+  };
+}
+
+/** The one place where a route declaration becomes an OpenAPI operation. */
+function operation(spec: Route['spec'], config: Config) {
+  const deprecation = deprecationHeaderDocs(spec, config);
+  const { success } = spec;
+  const successHeaders = { ...success.headers, ...deprecation };
+  const responses = {
+    [String(success.status)]: {
+      description: success.description,
+      ...(Object.keys(successHeaders).length > 0 ? { headers: successHeaders } : {}),
+      ...(success.schema ? { content: { 'application/json': { schema: success.schema } } } : {}),
+    },
+    ...errorResponses(
+      [...requestErrors(spec), ...(spec.errors ?? []), ...everyOperation],
+      spec.deprecation ? deprecation : undefined,
+    ),
+  };
+  return {
+    method: spec.method,
+    path: spec.path,
+    operationId: spec.operationId,
+    tags: [spec.tag],
+    summary: spec.summary,
+    ...(spec.description ? { description: spec.description } : {}),
+    ...(spec.deprecation
+      ? { deprecated: true, 'x-sunset': instant(spec.deprecation.sunset(config)) }
+      : {}),
+    ...(spec.stability ? { 'x-stability': spec.stability } : {}),
+    request: {
+      ...(spec.params ? { params: spec.params } : {}),
+      ...(spec.query ? { query: spec.query } : {}),
+      ...(spec.body
+        ? {
+            body: {
+              required: true,
+              content: { 'application/json': { schema: spec.body } },
+            },
+          }
+        : {}),
+    },
+    responses,
+  };
+}
+
+const documentRoute = defineRoute(
+  {
+    method: 'get',
+    path: '/openapi.json',
+    operationId: 'getOpenApiDocument',
+    tag: 'meta',
+    summary: 'This OpenAPI 3.0.3 document',
+    success: {
+      status: 200,
+      description: 'The document; `x-sunset` and the Sunset values follow the configuration.',
+      schema: z
+        .object({
+          openapi: z.literal('3.0.3'),
+          info: z.object({ version: z.string() }).openapi({ additionalProperties: true }),
+          paths: z.object({}).openapi({ additionalProperties: true }),
+        })
+        .openapi({ additionalProperties: true, description: 'An OpenAPI 3.0.3 document.' }),
+    },
+  },
+  (c, _input, { config }) =>
+    c.body(openApiJson(config), 200, { 'content-type': 'application/json; charset=utf-8' }),
+);
+
+/** Every REST route, in the order of the document. */
+export const allRoutes: readonly Route[] = [...resourceRoutes, documentRoute];
+
+/** Builds the OpenAPI 3.0.3 document from the route declarations (never written by hand). */
+export function buildOpenApiDocument(config: Config) {
+  // OpenAPIHono is used here only for its registry and its OpenAPI 3.0 generator.
+  const generator = new OpenAPIHono();
+  const registry = generator.openAPIRegistry;
+  registry.register('Error', ErrorBody);
+  registry.registerComponent('responses', 'NotFound', {
+    ...errorResponse(['NOT_FOUND']),
+    description: 'No route has this path (any path under /api not listed here).',
+  });
+  registry.registerComponent('responses', 'MethodNotAllowed', {
+    ...errorResponse(['METHOD_NOT_ALLOWED'], {
+      Allow: {
+        description: 'The methods the path takes, e.g. `GET, HEAD, PUT, DELETE`.',
+        schema: { type: 'string' },
+        required: true,
+      },
+    }),
+    description: 'A listed path with a method it does not take.',
+  });
+  for (const route of allRoutes) registry.registerPath(operation(route.spec, config));
+
+  return generator.getOpenAPIDocument({
+    openapi: '3.0.3',
+    info: {
+      title: 'Pet Store REST API',
+      version: '1.0.0',
+      description:
+        'The REST façade of the Pet Store gateway, for legacy callers; new clients should use ' +
+        'GraphQL at /graphql. Ids are 64-bit integers written as exact JSON numbers. Every ' +
+        'failure is the `Error` object with `status` equal to the HTTP status. Lists are ordered ' +
+        'by id and paged with `limit` (1-100, default 20) and `offset`, with the number of ' +
+        'matching items in `X-Total-Count`. Request bodies are JSON objects (at most 100 KiB) ' +
+        'whose unknown properties are rejected, except `id` (and `complete` when placing an ' +
+        'order), which are ignored. Undeclared query parameters are ignored.',
+    },
+    servers: [{ url: REST_BASE_PATH }],
+    tags: [
+      { name: 'pets', description: 'Pets.' },
+      { name: 'categories', description: 'Categories of pets.' },
+      { name: 'store', description: 'Orders and stock.' },
+      { name: 'meta', description: 'This document.' },
+    ],
+  });
+}
+
+export type OpenApiDocument = ReturnType<typeof buildOpenApiDocument>;
+
+const documents = new WeakMap<Config, string>();
+
+/** The document as JSON text, built once per configuration. */
+export function openApiJson(config: Config): string {
+  let json = documents.get(config);
+  if (json === undefined) {
+    json = `${JSON.stringify(buildOpenApiDocument(config), null, 2)}\n`;
+    documents.set(config, json);
+  }
+  return json;
+}

@@ -1,0 +1,77 @@
+import type { z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { PetStatus } from '../domain/pets.js';
+import { stringifyJson } from './json.js';
+import type { Category, InventoryItem, Order, Pet } from './schemas.js';
+
+/** A JSON response; bigints are written as exact JSON numbers. */
+export function sendJson(
+  c: Context,
+  status: ContentfulStatusCode,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Response {
+  return c.body(stringifyJson(body), status, {
+    'content-type': 'application/json; charset=utf-8',
+    ...headers,
+  });
+}
+
+/** A page of a list, with the number of matching items in X-Total-Count. */
+export function sendPage(c: Context, items: unknown[], total: number): Response {
+  return sendJson(c, 200, items, { 'x-total-count': String(total) });
+}
+
+/** 201 with the new resource and its path in Location (the collection path plus the id). */
+export function sendCreated(c: Context, body: unknown, id: bigint): Response {
+  return sendJson(c, 201, body, { location: `${c.req.path}/${id}` });
+}
+
+export function sendNoContent(c: Context): Response {
+  return c.body(null, 204);
+}
+
+/*
+ * Rows to REST bodies: fields in the documented order, and a field with no value left out
+ * (REST JSON never holds null).
+ */
+
+export function presentPet(pet: {
+  id: bigint;
+  name: string;
+  categoryId: bigint;
+  status: PetStatus;
+}): z.input<typeof Pet> {
+  return { id: pet.id, name: pet.name, categoryId: pet.categoryId, status: pet.status };
+}
+
+export function presentCategory(category: {
+  id: bigint;
+  name: string;
+  description: string | null;
+}): z.input<typeof Category> {
+  const { id, name, description } = category;
+  return description === null ? { id, name } : { id, name, description };
+}
+
+export function presentOrder(order: {
+  id: bigint;
+  petId: bigint;
+  quantity: number;
+  shipDate: Date | null;
+  complete: boolean;
+}): z.input<typeof Order> {
+  const { id, petId, quantity, shipDate, complete } = order;
+  return shipDate === null
+    ? { id, petId, quantity, complete }
+    : { id, petId, quantity, shipDate: shipDate.toISOString(), complete };
+}
+
+export function presentInventoryItem(item: {
+  petId: bigint;
+  quantity: number;
+  pet: { status: PetStatus };
+}): z.input<typeof InventoryItem> {
+  return { petId: item.petId, quantity: item.quantity, status: item.pet.status };
+}

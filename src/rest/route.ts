@@ -1,0 +1,121 @@
+import type { z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import type { AppEnv } from '../app.js';
+import type { Config } from '../config.js';
+import type { DomainContext } from '../domain/context.js';
+import { type ErrorCode, validationFailed } from '../domain/errors.js';
+import { readJsonObject } from './body.js';
+import { check } from './validation.js';
+
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+export type HeaderDoc = {
+  description: string;
+  schema: { type: 'string' | 'integer'; format?: string; minimum?: number };
+  required?: boolean;
+};
+
+export interface SuccessDoc {
+  status: 200 | 201 | 204;
+  description: string;
+  /** The JSON body; none for 204. */
+  schema?: z.ZodType;
+  headers?: Record<string, HeaderDoc>;
+}
+
+/** A deprecated route: its headers (RFC 9745, RFC 8594) and the 410 after its sunset. */
+export interface Deprecation {
+  /** When the route was deprecated (the `Deprecation` header). */
+  since: Date;
+  /** When it stops answering (the `Sunset` header; 410 ENDPOINT_SUNSET from then on). */
+  sunset(config: Config): Date;
+  /** The `Link: <…>; rel="successor-version"` target. */
+  successor: string;
+  /** What to use instead, for messages: e.g. "the GraphQL query pet(id:)". */
+  instead: string;
+}
+
+/**
+ * One REST operation, declared once: the request parts as zod schemas, the success response, and
+ * the rule errors its handler can yield. The request errors (400, 413, 415, 410) follow from the
+ * declaration; document.ts turns it into the OpenAPI operation and api.ts mounts it.
+ */
+export interface RouteSpec<P, Q, B> {
+  method: Method;
+  /** OpenAPI path template relative to /api, e.g. `/pets/{petId}`. */
+  path: string;
+  operationId: string;
+  tag: string;
+  summary: string;
+  description?: string;
+  params?: P;
+  query?: Q;
+  body?: B;
+  success: SuccessDoc;
+  /** Domain errors the handler can yield (404/409/422); request errors are derived. */
+  errors?: readonly ErrorCode[];
+  stability?: 'beta' | 'experimental';
+  deprecation?: Deprecation;
+}
+
+/** What a handler gets besides the request: the domain context and the configuration. */
+export interface HandlerDeps {
+  domain: DomainContext;
+  config: Config;
+}
+
+type Output<T> = T extends z.ZodType ? z.output<T> : undefined;
+
+export interface RouteInput<P, Q, B> {
+  params: Output<P>;
+  query: Output<Q>;
+  body: Output<B>;
+}
+
+type AnySpec = RouteSpec<z.ZodObject | undefined, z.ZodObject | undefined, z.ZodType | undefined>;
+
+export interface Route {
+  readonly spec: AnySpec;
+  /** Reads and checks the request (body, path, query), then runs the handler. */
+  run(c: Context<AppEnv>, deps: HandlerDeps): Promise<Response>;
+}
+
+export function defineRoute<
+  P extends z.ZodObject | undefined = undefined,
+  Q extends z.ZodObject | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+>(
+  spec: RouteSpec<P, Q, B>,
+  handle: (
+    c: Context<AppEnv>,
+    input: RouteInput<P, Q, B>,
+    deps: HandlerDeps,
+  ) => Promise<Response> | Response,
+): Route {
+  return {
+    spec: spec as AnySpec,
+    async run(c, deps) {
+      const body = spec.body ? await readJsonObject(c) : undefined;
+      const input = {
+        params: spec.params ? check(spec.params, c.req.param(), 'path') : undefined,
+        query: spec.query ? check(spec.query, queryValues(c, spec.query), 'query') : undefined,
+        body: spec.body ? check(spec.body, body, 'body') : undefined,
+      } as RouteInput<P, Q, B>;
+      return handle(c, input, deps);
+    },
+  };
+}
+
+/** The declared query parameters, each given at most once; undeclared ones are ignored. */
+function queryValues(c: Context, schema: z.ZodObject): Record<string, string> {
+  const all = c.req.queries();
+  const values: Record<string, string> = {};
+  for (const key of Object.keys(schema.shape)) {
+    const given = all[key];
+    if (!given) continue;
+    if (given.length > 1)
+      throw validationFailed(`Query parameter ${key} must be given at most once`);
+    values[key] = given[0] as string;
+  }
+  return values;
+}

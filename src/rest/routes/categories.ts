@@ -1,0 +1,95 @@
+import { z } from '@hono/zod-openapi';
+import * as categories from '../../domain/categories.js';
+import { parseId } from '../../domain/ids.js';
+import { presentCategory, sendCreated, sendJson, sendNoContent } from '../respond.js';
+import { defineRoute } from '../route.js';
+import { Category, idParam, NewCategory } from '../schemas.js';
+import { created, noContent, ok } from './success.js';
+
+const categoryPath = z.object({ categoryId: idParam('categoryId', 'The category id.') });
+
+export const listCategories = defineRoute(
+  {
+    method: 'get',
+    path: '/categories',
+    operationId: 'listCategories',
+    tag: 'categories',
+    summary: 'List every category',
+    success: ok(z.array(Category), 'Every category, ordered by id.'),
+  },
+  async (c, _input, { domain }) => {
+    const rows = await categories.listCategories(domain);
+    return sendJson(c, 200, rows.map(presentCategory));
+  },
+);
+
+export const createCategory = defineRoute(
+  {
+    method: 'post',
+    path: '/categories',
+    operationId: 'createCategory',
+    tag: 'categories',
+    summary: 'Create a category',
+    body: NewCategory,
+    success: created(Category, 'The new category.'),
+    errors: ['CATEGORY_NAME_TAKEN'],
+  },
+  async (c, { body }, { domain }) => {
+    const category = await categories.createCategory(domain, body);
+    return sendCreated(c, presentCategory(category), category.id);
+  },
+);
+
+export const getCategory = defineRoute(
+  {
+    method: 'get',
+    path: '/categories/{categoryId}',
+    operationId: 'getCategory',
+    tag: 'categories',
+    summary: 'Read a category',
+    params: categoryPath,
+    success: ok(Category, 'The category.'),
+    errors: ['CATEGORY_NOT_FOUND'],
+  },
+  async (c, { params }, { domain }) => {
+    const id = parseId(params.categoryId, 'categoryId');
+    return sendJson(c, 200, presentCategory(await categories.requireCategory(domain, id)));
+  },
+);
+
+export const replaceCategory = defineRoute(
+  {
+    method: 'put',
+    path: '/categories/{categoryId}',
+    operationId: 'replaceCategory',
+    tag: 'categories',
+    summary: 'Replace a category',
+    description: 'A full replacement: an omitted `description` is cleared.',
+    params: categoryPath,
+    body: NewCategory,
+    success: ok(Category, 'The category as replaced.'),
+    errors: ['CATEGORY_NOT_FOUND', 'CATEGORY_NAME_TAKEN'],
+  },
+  async (c, { params, body }, { domain }) => {
+    const id = parseId(params.categoryId, 'categoryId');
+    return sendJson(c, 200, presentCategory(await categories.updateCategory(domain, id, body)));
+  },
+);
+
+export const deleteCategory = defineRoute(
+  {
+    method: 'delete',
+    path: '/categories/{categoryId}',
+    operationId: 'deleteCategory',
+    tag: 'categories',
+    summary: 'Delete a category',
+    description: 'A category that has pets cannot be deleted.',
+    params: categoryPath,
+    success: noContent('Deleted.'),
+    errors: ['CATEGORY_NOT_FOUND', 'CATEGORY_IN_USE'],
+  },
+  async (c, { params }, { domain }) => {
+    await categories.deleteCategory(domain, parseId(params.categoryId, 'categoryId'));
+    return sendNoContent(c);
+  },
+);

@@ -1,0 +1,88 @@
+import { z } from '@hono/zod-openapi';
+import type { DomainContext } from '../../domain/context.js';
+import { parseId } from '../../domain/ids.js';
+import * as inventory from '../../domain/inventory.js';
+import { type PetStatus, petNotFound } from '../../domain/pets.js';
+import { pageOf } from '../query.js';
+import { presentInventoryItem, sendJson, sendPage } from '../respond.js';
+import { defineRoute } from '../route.js';
+import { InventoryItem, InventoryUpdate, idParam, pagingQuery } from '../schemas.js';
+import { ok, page } from './success.js';
+
+const petPath = z.object({ petId: idParam('petId', 'The pet id.') });
+
+/** An inventory item with its pet's status, which the REST body carries. */
+const withStatus = { include: { pet: { select: { status: true } } } } as const;
+type ItemWithStatus = { petId: bigint; quantity: number; pet: { status: PetStatus } };
+
+async function requireItem(domain: DomainContext, petId: bigint) {
+  // The domain's query parameter is not generic, so the included pet is not in its result type.
+  const item = (await inventory.getInventoryItem(
+    domain,
+    petId,
+    withStatus,
+  )) as ItemWithStatus | null;
+  if (!item) throw petNotFound(petId);
+  return item;
+}
+
+export const listInventory = defineRoute(
+  {
+    method: 'get',
+    path: '/store/inventory',
+    operationId: 'listInventory',
+    tag: 'store',
+    summary: 'List the stock of every pet',
+    query: z.object(pagingQuery),
+    success: page(z.array(InventoryItem), 'A page of inventory items, by pet id.'),
+  },
+  async (c, { query }, { domain }) => {
+    const rows = (await inventory.listInventory(
+      domain,
+      pageOf(query),
+      withStatus,
+    )) as ItemWithStatus[];
+    const total = await inventory.countInventory(domain);
+    return sendPage(c, rows.map(presentInventoryItem), total);
+  },
+);
+
+export const getInventoryItem = defineRoute(
+  {
+    method: 'get',
+    path: '/store/inventory/{petId}',
+    operationId: 'getInventoryItem',
+    tag: 'store',
+    summary: "Read a pet's stock",
+    params: petPath,
+    success: ok(InventoryItem, "The pet's inventory item."),
+    errors: ['PET_NOT_FOUND'],
+  },
+  async (c, { params }, { domain }) => {
+    const item = await requireItem(domain, parseId(params.petId, 'petId'));
+    return sendJson(c, 200, presentInventoryItem(item));
+  },
+);
+
+export const updateInventory = defineRoute(
+  {
+    method: 'put',
+    path: '/store/inventory/{petId}',
+    operationId: 'updateInventory',
+    tag: 'store',
+    summary: "Set a pet's stock (beta)",
+    description:
+      'Beta: the shape may still change. Stock above 0 makes a `sold` pet `available`; 0 ' +
+      'changes no status.',
+    stability: 'beta',
+    params: petPath,
+    body: InventoryUpdate,
+    success: ok(InventoryItem, 'The inventory item as set.'),
+    errors: ['PET_NOT_FOUND'],
+  },
+  async (c, { params, body }, { domain }) => {
+    const petId = parseId(params.petId, 'petId');
+    await inventory.updateInventory(domain, petId, body.quantity);
+    return sendJson(c, 200, presentInventoryItem(await requireItem(domain, petId)));
+  },
+);

@@ -1,0 +1,117 @@
+import { z } from '@hono/zod-openapi';
+import { DomainError } from '../../domain/errors.js';
+import { parseId } from '../../domain/ids.js';
+import * as orders from '../../domain/orders.js';
+import { pageOf, queryBoolean } from '../query.js';
+import { presentOrder, sendCreated, sendJson, sendNoContent, sendPage } from '../respond.js';
+import { defineRoute } from '../route.js';
+import { idParam, NewOrder, Order, OrderUpdate, pagingQuery, queryParam } from '../schemas.js';
+import { created, noContent, ok, page } from './success.js';
+
+const orderPath = z.object({ orderId: idParam('orderId', 'The order id.') });
+
+export const listOrders = defineRoute(
+  {
+    method: 'get',
+    path: '/store/orders',
+    operationId: 'listOrders',
+    tag: 'store',
+    summary: 'List orders',
+    query: z.object({
+      petId: queryParam(
+        'petId',
+        { type: 'integer', format: 'int64', minimum: 1 },
+        'Only the orders of this pet.',
+      ),
+      complete: queryParam('complete', { type: 'boolean' }, 'Only complete or incomplete orders.'),
+      ...pagingQuery,
+    }),
+    success: page(z.array(Order), 'A page of the orders that match.'),
+  },
+  async (c, { query }, { domain }) => {
+    const filter = { petId: query.petId, complete: queryBoolean(query.complete, 'complete') };
+    const rows = await orders.listOrders(domain, filter, pageOf(query));
+    const total = await orders.countOrders(domain, filter);
+    return sendPage(c, rows.map(presentOrder), total);
+  },
+);
+
+export const placeOrder = defineRoute(
+  {
+    method: 'post',
+    path: '/store/orders',
+    operationId: 'placeOrder',
+    tag: 'store',
+    summary: 'Place an order',
+    description:
+      'Takes the quantity from the stock of an available pet, atomically; taking the last unit ' +
+      'makes the pet `sold`. `id` and `complete` in the body are ignored.',
+    body: NewOrder,
+    success: created(Order, 'The new order, not complete.'),
+    errors: ['UNKNOWN_PET', 'PET_NOT_AVAILABLE', 'INSUFFICIENT_STOCK'],
+  },
+  async (c, { body }, { domain }) => {
+    const order = await orders.placeOrder(domain, body);
+    return sendCreated(c, presentOrder(order), order.id);
+  },
+);
+
+export const getOrder = defineRoute(
+  {
+    method: 'get',
+    path: '/store/orders/{orderId}',
+    operationId: 'getOrder',
+    tag: 'store',
+    summary: 'Read an order',
+    params: orderPath,
+    success: ok(Order, 'The order.'),
+    errors: ['ORDER_NOT_FOUND'],
+  },
+  async (c, { params }, { domain }) => {
+    const id = parseId(params.orderId, 'orderId');
+    const order = await orders.getOrder(domain, id);
+    if (!order) throw new DomainError('ORDER_NOT_FOUND', `Order ${id} does not exist`);
+    return sendJson(c, 200, presentOrder(order));
+  },
+);
+
+export const updateOrder = defineRoute(
+  {
+    method: 'patch',
+    path: '/store/orders/{orderId}',
+    operationId: 'updateOrder',
+    tag: 'store',
+    summary: 'Change the ship date or complete an order',
+    description:
+      'Only the given fields change. Completing is final: reopening a complete order or moving ' +
+      'its ship date is `ORDER_ALREADY_COMPLETE`.',
+    params: orderPath,
+    body: OrderUpdate,
+    success: ok(Order, 'The order as changed.'),
+    errors: ['ORDER_NOT_FOUND', 'ORDER_ALREADY_COMPLETE'],
+  },
+  async (c, { params, body }, { domain }) => {
+    const order = await orders.updateOrder(domain, parseId(params.orderId, 'orderId'), body);
+    return sendJson(c, 200, presentOrder(order));
+  },
+);
+
+export const cancelOrder = defineRoute(
+  {
+    method: 'delete',
+    path: '/store/orders/{orderId}',
+    operationId: 'cancelOrder',
+    tag: 'store',
+    summary: 'Cancel an order',
+    description:
+      'Returns the units to stock and makes a `sold` pet `available` again. A complete order ' +
+      'cannot be cancelled.',
+    params: orderPath,
+    success: noContent('Cancelled.'),
+    errors: ['ORDER_NOT_FOUND', 'ORDER_ALREADY_COMPLETE'],
+  },
+  async (c, { params }, { domain }) => {
+    await orders.cancelOrder(domain, parseId(params.orderId, 'orderId'));
+    return sendNoContent(c);
+  },
+);

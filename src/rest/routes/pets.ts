@@ -1,0 +1,124 @@
+import { z } from '@hono/zod-openapi';
+import { parseId } from '../../domain/ids.js';
+import * as pets from '../../domain/pets.js';
+import { pageOf } from '../query.js';
+import { presentPet, sendCreated, sendJson, sendNoContent, sendPage } from '../respond.js';
+import { type Deprecation, defineRoute } from '../route.js';
+import { idParam, NewPet, Pet, PetStatus, Pets, pagingQuery, queryParam } from '../schemas.js';
+import { created, noContent, ok, page } from './success.js';
+
+const petPath = z.object({ petId: idParam('petId', 'The pet id.') });
+
+/** GET /pets/{petId} is deprecated in favour of GraphQL (CONTRACT §5). */
+export const petByIdDeprecation: Deprecation = {
+  since: new Date('2026-11-21T00:00:00Z'),
+  sunset: (config) => config.petByIdSunset,
+  successor: '/graphql',
+  instead: 'the GraphQL query pet(id:) at /graphql',
+};
+
+export const listPets = defineRoute(
+  {
+    method: 'get',
+    path: '/pets',
+    operationId: 'listPets',
+    tag: 'pets',
+    summary: 'List pets',
+    query: z.object({
+      status: PetStatus.optional(),
+      categoryId: queryParam(
+        'categoryId',
+        { type: 'integer', format: 'int64', minimum: 1 },
+        'Only the pets of this category.',
+      ),
+      ...pagingQuery,
+    }),
+    success: page(Pets, 'A page of the pets that match.'),
+  },
+  async (c, { query }, { domain }) => {
+    const filter = { status: query.status, categoryId: query.categoryId };
+    const pageOfPets = pageOf(query);
+    const rows = await pets.listPets(domain, filter, pageOfPets);
+    const total = await pets.countPets(domain, filter);
+    return sendPage(c, rows.map(presentPet), total);
+  },
+);
+
+export const createPet = defineRoute(
+  {
+    method: 'post',
+    path: '/pets',
+    operationId: 'createPet',
+    tag: 'pets',
+    summary: 'Create a pet',
+    description: 'The new pet has an inventory item with quantity 0.',
+    body: NewPet,
+    success: created(Pet, 'The new pet.'),
+    errors: ['UNKNOWN_CATEGORY'],
+  },
+  async (c, { body }, { domain }) => {
+    const pet = await pets.createPet(domain, body);
+    return sendCreated(c, presentPet(pet), pet.id);
+  },
+);
+
+export const getPetById = defineRoute(
+  {
+    method: 'get',
+    path: '/pets/{petId}',
+    operationId: 'getPetById',
+    tag: 'pets',
+    summary: 'Read a pet (deprecated)',
+    description:
+      'Deprecated: use the GraphQL query `pet(id:)` at /graphql. Every response carries ' +
+      '`Deprecation`, `Sunset` and `Link` headers; from the sunset on the route answers 410 ' +
+      '`ENDPOINT_SUNSET`.',
+    params: petPath,
+    deprecation: petByIdDeprecation,
+    success: ok(Pet, 'The pet.'),
+    errors: ['PET_NOT_FOUND'],
+  },
+  async (c, { params }, { domain }) => {
+    const id = parseId(params.petId, 'petId');
+    const pet = await pets.getPet(domain, id);
+    if (!pet) throw pets.petNotFound(id);
+    return sendJson(c, 200, presentPet(pet));
+  },
+);
+
+export const replacePet = defineRoute(
+  {
+    method: 'put',
+    path: '/pets/{petId}',
+    operationId: 'replacePet',
+    tag: 'pets',
+    summary: 'Replace a pet',
+    description: 'A full replacement; without `status` the pet keeps its status.',
+    params: petPath,
+    body: NewPet,
+    success: ok(Pet, 'The pet as replaced.'),
+    errors: ['PET_NOT_FOUND', 'UNKNOWN_CATEGORY'],
+  },
+  async (c, { params, body }, { domain }) => {
+    const pet = await pets.updatePet(domain, parseId(params.petId, 'petId'), body);
+    return sendJson(c, 200, presentPet(pet));
+  },
+);
+
+export const deletePet = defineRoute(
+  {
+    method: 'delete',
+    path: '/pets/{petId}',
+    operationId: 'deletePet',
+    tag: 'pets',
+    summary: 'Delete a pet',
+    description: 'A pet that has orders cannot be deleted.',
+    params: petPath,
+    success: noContent('Deleted, with its inventory item.'),
+    errors: ['PET_NOT_FOUND', 'PET_HAS_ORDERS'],
+  },
+  async (c, { params }, { domain }) => {
+    await pets.deletePet(domain, parseId(params.petId, 'petId'));
+    return sendNoContent(c);
+  },
+);

@@ -1,0 +1,186 @@
+import { z } from '@hono/zod-openapi';
+import { type ErrorCode, errorStatus } from '../domain/errors.js';
+import { MAX_STOCK } from '../domain/inventory.js';
+import { MAX_ORDER_QUANTITY } from '../domain/orders.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../domain/paging.js';
+import { petStatuses } from '../domain/pets.js';
+
+/*
+ * The REST resources as zod schemas: they type-check request bodies and parameters (shape and JSON
+ * types only: ranges, lengths and rules are the domain's) and generate the OpenAPI components.
+ * Response schemas are strict, so the document says no other field is ever sent.
+ */
+
+/** A JSON integer as the body parser yields it: a number, or a bigint beyond 2^53. */
+const jsonInteger = () => z.union([z.number(), z.bigint()], { error: 'must be an integer' });
+
+const int64 = (description: string) =>
+  jsonInteger().openapi({ type: 'integer', format: 'int64', minimum: 1, description, example: 1 });
+
+/** A count in a body: handed to the domain as a number (a huge one still fails its range check). */
+const count = (min: number, max: number, description: string) =>
+  jsonInteger()
+    .transform(Number)
+    .openapi({ type: 'integer', format: 'int32', minimum: min, maximum: max, description });
+
+const text = () => z.string({ error: 'must be a string' });
+
+const dateTime = (description: string) =>
+  text().openapi({ format: 'date-time', description, example: '2026-12-01T10:00:00Z' });
+
+/** `id` is accepted in every body for callers that send a whole resource back, and ignored. */
+const ignored = (description: string) => z.unknown().optional().openapi({ description });
+const ignoredId = ignored('Ignored: the server assigns ids.');
+
+const name = (example: string) =>
+  text().openapi({ description: '1-100 characters; stored trimmed.', example });
+
+export const PetStatus = z
+  .enum(petStatuses, { error: `must be one of ${petStatuses.join(', ')}` })
+  .openapi('PetStatus', { description: 'A pet status, lowercase.' });
+
+export const NewPet = z
+  .strictObject({
+    id: ignoredId,
+    name: name('Rex'),
+    categoryId: int64('An existing category.'),
+    status: PetStatus.optional(),
+  })
+  .openapi('NewPet', {
+    description:
+      'A pet to create or the full replacement of one. Without `status` a new pet is `available` ' +
+      'and a replaced pet keeps its status.',
+  });
+
+export const Pet = z
+  .strictObject({
+    id: int64('The pet id.'),
+    name: text(),
+    categoryId: int64('The category id.'),
+    status: PetStatus,
+  })
+  .openapi('Pet');
+
+export const Pets = z.array(Pet).openapi('Pets');
+
+export const NewCategory = z
+  .strictObject({
+    id: ignoredId,
+    name: name('Dogs'),
+    description: text()
+      .optional()
+      .openapi({ maxLength: 500, description: 'At most 500 characters.' }),
+  })
+  .openapi('NewCategory', {
+    description:
+      'A category to create or the full replacement of one (an omitted `description` is ' +
+      'cleared). Names are unique case-insensitively.',
+  });
+
+export const Category = z
+  .strictObject({
+    id: int64('The category id.'),
+    name: text(),
+    description: text().optional(),
+  })
+  .openapi('Category');
+
+export const NewOrder = z
+  .strictObject({
+    id: ignoredId,
+    petId: int64('An existing, available pet.'),
+    quantity: count(1, MAX_ORDER_QUANTITY, 'Units to take from the stock.'),
+    shipDate: dateTime('RFC 3339 with an offset.').optional(),
+    complete: ignored('Ignored: a new order is never complete.'),
+  })
+  .openapi({ description: 'An order to place.' });
+
+export const OrderUpdate = z
+  .strictObject({
+    id: ignoredId,
+    shipDate: dateTime('RFC 3339 with an offset; `null` clears it.').nullable().optional(),
+    complete: z
+      .boolean({ error: 'must be true or false' })
+      .optional()
+      .openapi({ description: '`true` completes the order, which is final.' }),
+  })
+  .openapi({ description: 'Changes to an order: only the given fields change.' });
+
+export const Order = z
+  .strictObject({
+    id: int64('The order id.'),
+    petId: int64('The ordered pet.'),
+    quantity: count(1, MAX_ORDER_QUANTITY, 'Units ordered.'),
+    shipDate: dateTime('RFC 3339, UTC.').optional(),
+    complete: z.boolean(),
+  })
+  .openapi('Order');
+
+export const InventoryItem = z
+  .strictObject({
+    petId: int64('The pet.'),
+    quantity: count(0, MAX_STOCK, 'Units in stock.'),
+    status: PetStatus,
+  })
+  .openapi('InventoryItem', { description: "A pet's stock; `status` is the pet's status." });
+
+export const InventoryUpdate = z
+  .strictObject({
+    id: ignoredId,
+    quantity: count(0, MAX_STOCK, 'The new stock.'),
+  })
+  .openapi('InventoryUpdate', {
+    description: 'Stock above 0 makes a sold pet available again; 0 changes no status.',
+  });
+
+/** Codes only GraphQL can produce; every other contract code can come from a REST route. */
+const graphqlOnly = new Set<ErrorCode>([
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
+  'QUERY_TOO_COMPLEX',
+]);
+const restCodes = (Object.keys(errorStatus) as ErrorCode[]).filter(
+  (code) => !graphqlOnly.has(code),
+);
+
+export const ErrorBody = z
+  .strictObject({
+    code: z.enum(restCodes as [ErrorCode, ...ErrorCode[]]),
+    message: z.string().openapi({ description: 'What went wrong, naming the offending field.' }),
+    status: z
+      .number()
+      .int()
+      .min(400)
+      .max(599)
+      .openapi({ description: 'The HTTP status of the response.' }),
+  })
+  .openapi('Error', {
+    description: 'Every failure: a stable code, a message and the HTTP status.',
+  });
+
+/** A path parameter holding an id: a string here, checked by the domain's parseId. */
+export const idParam = (param: string, description: string) =>
+  z.string().openapi({
+    param: { name: param, in: 'path' },
+    type: 'integer',
+    format: 'int64',
+    minimum: 1,
+    description,
+    example: 1,
+  });
+
+/** An optional query parameter, read as text and converted (and checked) by the handler. */
+export const queryParam = (param: string, schema: Record<string, unknown>, description: string) =>
+  z
+    .string({ error: 'must be given at most once' })
+    .optional()
+    .openapi({ param: { name: param, in: 'query' }, ...schema, description });
+
+export const pagingQuery = {
+  limit: queryParam(
+    'limit',
+    { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE },
+    `Page size, 1-${MAX_PAGE_SIZE}.`,
+  ),
+  offset: queryParam('offset', { type: 'integer', minimum: 0, default: 0 }, 'Items to skip.'),
+};

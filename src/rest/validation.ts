@@ -1,0 +1,63 @@
+import type { z } from '@hono/zod-openapi';
+import { type DomainError, validationFailed } from '../domain/errors.js';
+
+export type Location = 'path' | 'query' | 'body';
+
+/** Checks a request part against its schema; a mismatch is VALIDATION_FAILED naming each field. */
+export function check<T extends z.ZodType>(
+  schema: T,
+  value: unknown,
+  where: Location,
+): z.output<T> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  throw invalid(schema, result.error.issues, value, where);
+}
+
+function invalid(
+  schema: z.ZodType,
+  issues: readonly z.core.$ZodIssue[],
+  value: unknown,
+  where: Location,
+): DomainError {
+  // Unknown properties first: they usually explain the other issues (a misspelt field).
+  const ordered = [...issues].sort(
+    (a, b) => Number(b.code === 'unrecognized_keys') - Number(a.code === 'unrecognized_keys'),
+  );
+  const messages = ordered.map((issue) => describe(schema, issue, value, where));
+  return validationFailed([...new Set(messages)].join('; '));
+}
+
+const nouns: Record<Location, [string, string]> = {
+  path: ['path parameter', 'path parameters'],
+  query: ['query parameter', 'query parameters'],
+  body: ['property', 'properties'],
+};
+
+function describe(
+  schema: z.ZodType,
+  issue: z.core.$ZodIssue,
+  value: unknown,
+  where: Location,
+): string {
+  if (issue.code === 'unrecognized_keys') {
+    const keys = issue.keys.map((key) => `"${key}"`).join(', ');
+    const noun = nouns[where][issue.keys.length > 1 ? 1 : 0];
+    const allowed =
+      'shape' in schema ? `; allowed: ${Object.keys(schema.shape as object).join(', ')}` : '';
+    return `Unknown ${noun} ${keys}${allowed}`;
+  }
+  const field = issue.path.map(String).join('.') || 'The request body';
+  if (valueAt(value, issue.path) === undefined) return `${field} is required`;
+  return `${field} ${issue.message}`;
+}
+
+function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  let current = value;
+  for (const key of path) {
+    if (typeof current !== 'object' || current === null || !Object.hasOwn(current, key))
+      return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
+}

@@ -1,0 +1,161 @@
+import { readFileSync } from 'node:fs';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { openApiJson } from '../../src/rest/document.js';
+import { describeDb, useTestApp } from '../helpers/app.js';
+import type { OpenApiDocument } from '../helpers/openapi.js';
+import { rest } from '../helpers/rest.js';
+
+const committed = readFileSync(new URL('../../schema/openapi.json', import.meta.url), 'utf8');
+
+type Operation = {
+  operationId: string;
+  deprecated?: boolean;
+  'x-sunset'?: string;
+  'x-stability'?: string;
+  parameters?: { name: string; in: string; schema: Record<string, unknown> }[];
+  requestBody?: { required: boolean; content: Record<string, { schema: unknown }> };
+  responses: Record<
+    string,
+    { content?: Record<string, { schema: unknown }>; 'x-error-codes'?: string[] }
+  >;
+};
+type Document = OpenApiDocument & {
+  info: { version: string };
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, Record<string, unknown>> };
+};
+
+const document = JSON.parse(committed) as Document;
+const operation = (path: string, method: string) => {
+  const found = document.paths[path]?.[method];
+  if (!found) throw new Error(`no ${method} ${path}`);
+  return found;
+};
+
+it('is committed at schema/openapi.json as the code generates it (npm run openapi:print)', () => {
+  expect(committed).toBe(openApiJson(loadConfig({})));
+});
+
+it('passes a standard OpenAPI validator', async () => {
+  const validated = await SwaggerParser.validate(JSON.parse(committed));
+  expect(validated).toMatchObject({ openapi: '3.0.3', info: { version: '1.0.0' } });
+});
+
+it('has every route of CONTRACT §5 and no other', () => {
+  const routes = Object.entries(document.paths).flatMap(([path, item]) =>
+    Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+  );
+  expect(routes.sort()).toEqual(
+    [
+      'GET /pets',
+      'POST /pets',
+      'GET /pets/{petId}',
+      'PUT /pets/{petId}',
+      'DELETE /pets/{petId}',
+      'GET /categories',
+      'POST /categories',
+      'GET /categories/{categoryId}',
+      'PUT /categories/{categoryId}',
+      'DELETE /categories/{categoryId}',
+      'GET /store/orders',
+      'POST /store/orders',
+      'GET /store/orders/{orderId}',
+      'PATCH /store/orders/{orderId}',
+      'DELETE /store/orders/{orderId}',
+      'GET /store/inventory',
+      'GET /store/inventory/{petId}',
+      'PUT /store/inventory/{petId}',
+      'GET /openapi.json',
+    ].sort(),
+  );
+  expect(document.servers).toEqual([{ url: '/api' }]);
+});
+
+it('names its component schemas exactly as the contract does', () => {
+  expect(Object.keys(document.components.schemas).sort()).toEqual(
+    [
+      'PetStatus',
+      'NewPet',
+      'Pet',
+      'Pets',
+      'NewCategory',
+      'Category',
+      'Order',
+      'InventoryItem',
+      'InventoryUpdate',
+      'Error',
+    ].sort(),
+  );
+  expect(document.components.schemas.PetStatus).toEqual({
+    type: 'string',
+    enum: ['available', 'pending', 'sold'],
+    description: 'A pet status, lowercase.',
+  });
+  expect(document.components.schemas.Error).toMatchObject({
+    type: 'object',
+    required: ['code', 'message', 'status'],
+    additionalProperties: false,
+  });
+});
+
+it('writes int64 as integer/int64, never as a string', () => {
+  const pet = document.components.schemas.Pet as { properties: Record<string, unknown> };
+  expect(pet.properties.id).toMatchObject({ type: 'integer', format: 'int64' });
+  expect(pet.properties.categoryId).toMatchObject({ type: 'integer', format: 'int64' });
+  const petId = operation('/pets/{petId}', 'get').parameters?.find((p) => p.name === 'petId');
+  expect(petId).toMatchObject({ in: 'path', schema: { type: 'integer', format: 'int64' } });
+});
+
+it('marks the deprecated route and the beta one', () => {
+  expect(operation('/pets/{petId}', 'get')).toMatchObject({
+    deprecated: true,
+    'x-sunset': '2027-06-30T00:00:00Z',
+  });
+  expect(operation('/store/inventory/{petId}', 'put')['x-stability']).toBe('beta');
+  const marked = Object.values(document.paths)
+    .flatMap((item) => Object.values(item))
+    .filter((op) => op.deprecated || op['x-stability']);
+  expect(marked.map((op) => op.operationId).sort()).toEqual(['getPetById', 'updateInventory']);
+});
+
+it('documents every error response with the Error schema and the codes it carries', () => {
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const [method, op] of Object.entries(item)) {
+      expect(op.responses['500']?.['x-error-codes'], `${method} ${path}`).toEqual(['INTERNAL']);
+      for (const [status, response] of Object.entries(op.responses)) {
+        if (Number(status) < 400) continue;
+        expect(
+          response.content?.['application/json']?.schema,
+          `${method} ${path} ${status}`,
+        ).toEqual({
+          $ref: '#/components/schemas/Error',
+        });
+        expect(response['x-error-codes']?.length, `${method} ${path} ${status}`).toBeGreaterThan(0);
+      }
+      if (op.requestBody) {
+        expect(op.requestBody.required).toBe(true);
+        expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['400', '413', '415']));
+      }
+    }
+  }
+  expect(operation('/store/orders', 'post').responses['409']?.['x-error-codes']).toEqual([
+    'PET_NOT_AVAILABLE',
+    'INSUFFICIENT_STOCK',
+  ]);
+  expect(operation('/pets/{petId}', 'get').responses['410']?.['x-error-codes']).toEqual([
+    'ENDPOINT_SUNSET',
+  ]);
+});
+
+describeDb('the served document', () => {
+  const app = useTestApp();
+
+  it('is the committed one under the default configuration', async () => {
+    const response = await rest(app(), 'GET', '/openapi.json');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(response.text).toBe(committed);
+  });
+});
