@@ -2,6 +2,7 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../app.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
+import { requireScope } from '../domain/authorization.js';
 import { DomainError } from '../domain/errors.js';
 import { bodyTooLargeMessage, limitBody } from '../http/body-limit.js';
 import type { Logger } from '../logger.js';
@@ -37,6 +38,8 @@ export function createRestApi({ database, config, logger }: RestApiOptions): Hon
     const guard: MiddlewareHandler<AppEnv> = spec.body ? tooLarge : (_c, next) => next();
     api.on(spec.method.toUpperCase(), honoPath(spec.path), guard, (c) => {
       if (spec.deprecation) applyDeprecation(c, spec.deprecation, config);
+      // Refuse a caller without the scope before reading the request (the domain checks again).
+      if (spec.scope) requireScope(c.get('viewer'), spec.scope);
       return route.run(c, { domain: { db: database.prisma, viewer: c.get('viewer') }, config });
     });
   }

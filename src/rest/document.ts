@@ -33,6 +33,10 @@ const codeMeanings: Partial<Record<ErrorCode, string>> = {
   UNKNOWN_PET: '`petId` names no existing pet',
   UNKNOWN_CATEGORY: '`categoryId` names no existing category',
   INTERNAL: 'an unexpected error; it has been logged',
+  UNAUTHENTICATED: 'the bearer token is missing (where one is needed), invalid or expired',
+  FORBIDDEN: 'the token does not grant the scope this operation needs',
+  RATE_LIMITED: 'over the per-client rate limit; retry after `Retry-After` seconds',
+  TIMEOUT: 'the request ran past its time limit',
 };
 
 const reasons: Record<number, string> = {
@@ -52,10 +56,47 @@ const reasons: Record<number, string> = {
 };
 
 /**
- * Error codes every operation can answer. Operation-wide concerns added later (authentication:
- * 401/403 plus `security`; rate limiting: 429) belong here and in `operation()` below.
+ * Error codes every operation can answer: an invalid token is refused on any route, the rate
+ * limit and the time limit apply everywhere.
  */
-const everyOperation: readonly ErrorCode[] = ['INTERNAL'];
+const everyOperation: readonly ErrorCode[] = [
+  'UNAUTHENTICATED',
+  'RATE_LIMITED',
+  'INTERNAL',
+  'TIMEOUT',
+];
+
+const string = { type: 'string' } as const;
+const integer = { type: 'integer', minimum: 0 } as const;
+
+/** Headers of the rate limiter, on every response while it is on (RATE_LIMIT_PER_MINUTE > 0). */
+const rateLimitHeaders: Record<string, HeaderDoc> = {
+  'RateLimit-Limit': { description: 'Requests allowed per client and minute.', schema: integer },
+  'RateLimit-Remaining': { description: 'Requests left in the current window.', schema: integer },
+  'RateLimit-Reset': { description: 'Seconds until the window resets.', schema: integer },
+};
+
+/** Headers of particular error statuses. */
+const statusHeaders: Record<number, Record<string, HeaderDoc>> = {
+  401: {
+    'WWW-Authenticate': {
+      description: 'The scheme to use: `Bearer`.',
+      schema: string,
+      required: true,
+    },
+  },
+  429: {
+    ...rateLimitHeaders,
+    'Retry-After': {
+      description: 'Seconds to wait before retrying.',
+      schema: integer,
+      required: true,
+    },
+  },
+};
+
+/** The bearer scheme: `security` on an operation names it, with the scope in `x-required-scope`. */
+export const BEARER = 'bearerAuth';
 
 /** The request errors that follow from a declaration: what is parsed, checked or retired. */
 function requestErrors(spec: Route['spec']): ErrorCode[] {
@@ -67,8 +108,12 @@ function requestErrors(spec: Route['spec']): ErrorCode[] {
 }
 
 /** An error response for one status: the Error schema, the codes it can carry (`x-error-codes`). */
-function errorResponse(codes: readonly ErrorCode[], headers?: Record<string, HeaderDoc>) {
+function errorResponse(codes: readonly ErrorCode[], extraHeaders?: Record<string, HeaderDoc>) {
   const status = errorStatus[codes[0] as ErrorCode];
+  const headers =
+    extraHeaders || statusHeaders[status]
+      ? { ...statusHeaders[status], ...extraHeaders }
+      : undefined;
   const meanings = codes.map((code) => `\`${code}\`: ${codeMeanings[code] ?? code}.`).join(' ');
   return {
     description: `${reasons[status] ?? 'Error'}. ${meanings}`,
@@ -117,7 +162,7 @@ function deprecationHeaderDocs(spec: Route['spec'], config: Config): Record<stri
 function operation(spec: Route['spec'], config: Config) {
   const deprecation = deprecationHeaderDocs(spec, config);
   const { success } = spec;
-  const successHeaders = { ...success.headers, ...deprecation };
+  const successHeaders = { ...success.headers, ...deprecation, ...rateLimitHeaders };
   const responses = {
     [String(success.status)]: {
       description: success.description,
@@ -125,7 +170,12 @@ function operation(spec: Route['spec'], config: Config) {
       ...(success.schema ? { content: { 'application/json': { schema: success.schema } } } : {}),
     },
     ...errorResponses(
-      [...requestErrors(spec), ...(spec.errors ?? []), ...everyOperation],
+      [
+        ...requestErrors(spec),
+        ...(spec.errors ?? []),
+        ...(spec.scope ? (['FORBIDDEN'] as const) : []),
+        ...everyOperation,
+      ],
       spec.deprecation ? deprecation : undefined,
     ),
   };
@@ -140,6 +190,9 @@ function operation(spec: Route['spec'], config: Config) {
       ? { deprecated: true, 'x-sunset': instant(spec.deprecation.sunset(config)) }
       : {}),
     ...(spec.stability ? { 'x-stability': spec.stability } : {}),
+    // A token is optional on public operations (an invalid one is still refused).
+    security: (spec.scope ? [{ [BEARER]: [] }] : [{}, { [BEARER]: [] }]) as Record<string, string[]>[],
+    ...(spec.scope ? { 'x-required-scope': spec.scope } : {}),
     request: {
       ...(spec.params ? { params: spec.params } : {}),
       ...(spec.query ? { query: spec.query } : {}),
@@ -188,6 +241,15 @@ export function buildOpenApiDocument(config: Config) {
   const generator = new OpenAPIHono();
   const registry = generator.openAPIRegistry;
   registry.register('Error', ErrorBody);
+  registry.registerComponent('securitySchemes', BEARER, {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description:
+      'A JWT whose `scope` claim (space-separated) grants `pets:write`, `orders:read`, ' +
+      '`orders:write` or `inventory:write`; each operation names the one it needs in ' +
+      '`x-required-scope`. Reads of pets, categories and inventory need none.',
+  });
   registry.registerComponent('responses', 'NotFound', {
     ...errorResponse(['NOT_FOUND']),
     description: 'No route has this path (any path under /api not listed here).',

@@ -2,6 +2,7 @@ import type { Context, ErrorHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppEnv } from '../app.js';
 import { DomainError, type ErrorBody, errorStatus } from '../domain/errors.js';
+import { WWW_AUTHENTICATE } from '../http/authenticate.js';
 import type { Logger } from '../logger.js';
 import { sendJson } from './respond.js';
 
@@ -26,5 +27,7 @@ export function restErrorHandler(logger: Logger): ErrorHandler<AppEnv> {
 }
 
 function sendError(c: Context, body: ErrorBody): Response {
+  // A missing token where one is needed: say how to authenticate.
+  if (body.code === 'UNAUTHENTICATED') c.header('WWW-Authenticate', WWW_AUTHENTICATE);
   return sendJson(c, body.status as ContentfulStatusCode, body);
 }

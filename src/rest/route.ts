@@ -2,6 +2,7 @@ import type { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from '../app.js';
 import type { Config } from '../config.js';
+import type { Scope } from '../domain/authorization.js';
 import type { DomainContext } from '../domain/context.js';
 import { type ErrorCode, validationFailed } from '../domain/errors.js';
 import { readJsonObject } from './body.js';
@@ -56,6 +57,11 @@ export interface RouteSpec<P, Q, B> {
   errors?: readonly ErrorCode[];
   stability?: 'beta' | 'experimental';
   deprecation?: Deprecation;
+  /**
+   * The scope the caller's token needs. The domain function enforces it; this declares it for the
+   * document (and the REST auth tests check the two agree).
+   */
+  scope?: Scope;
 }
 
 /** What a handler gets besides the request: the domain context and the configuration. */

@@ -1,5 +1,7 @@
 import { expect, it } from 'vitest';
 import { describeDb, useTestApp } from '../helpers/app.js';
+import { withAuthorization } from '../helpers/client.js';
+import { expectError, rest } from '../helpers/rest.js';
 
 type Client = { fetch(request: Request): Promise<Response>; authorization?: string };
 
@@ -147,5 +149,43 @@ describeDb('request time limit', () => {
     stall?.close();
     expect(response.status).toBe(503);
     expect((await response.json()).errors[0].extensions).toEqual({ code: 'TIMEOUT', status: 503 });
+  });
+});
+
+describeDb('limits over REST', () => {
+  const app = useTestApp({ RATE_LIMIT_PER_MINUTE: '3', REQUEST_TIMEOUT_MS: '300' });
+
+  it('answers 429 RATE_LIMITED in the Error shape with Retry-After and RateLimit headers', async () => {
+    const client = withAuthorization(
+      app(),
+      `Bearer ${await app().token([], { subject: 'rest-client' })}`,
+    );
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await rest(client, 'GET', '/categories')).status);
+    expect(statuses).toEqual([200, 200, 200]);
+    const limited = await rest(client, 'GET', '/categories');
+    expectError(limited, 429, 'RATE_LIMITED');
+    expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(limited.headers.get('ratelimit-limit')).toBe('3');
+  });
+
+  it('answers 503 TIMEOUT in the Error shape past the time limit', async () => {
+    const client = withAuthorization(
+      app(),
+      `Bearer ${await app().token(['pets:write'], { subject: 'slow-client' })}`,
+    );
+    let stall: ReadableStreamDefaultController<Uint8Array> | undefined;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        stall = controller;
+        controller.enqueue(new TextEncoder().encode('{"name":'));
+      },
+    });
+    const response = await rest(client, 'POST', '/categories', {
+      body,
+      contentType: 'application/json',
+    });
+    stall?.close();
+    expectError(response, 503, 'TIMEOUT');
   });
 });

@@ -69,6 +69,7 @@ export const updateInventory = defineRoute(
     method: 'put',
     path: '/store/inventory/{petId}',
     operationId: 'updateInventory',
+    scope: 'inventory:write',
     tag: 'store',
     summary: "Set a pet's stock (beta)",
     description:

@@ -15,6 +15,7 @@ export const listOrders = defineRoute(
     method: 'get',
     path: '/store/orders',
     operationId: 'listOrders',
+    scope: 'orders:read',
     tag: 'store',
     summary: 'List orders',
     query: z.object({
@@ -41,6 +42,7 @@ export const placeOrder = defineRoute(
     method: 'post',
     path: '/store/orders',
     operationId: 'placeOrder',
+    scope: 'orders:write',
     tag: 'store',
     summary: 'Place an order',
     description:
@@ -61,6 +63,7 @@ export const getOrder = defineRoute(
     method: 'get',
     path: '/store/orders/{orderId}',
     operationId: 'getOrder',
+    scope: 'orders:read',
     tag: 'store',
     summary: 'Read an order',
     params: orderPath,
@@ -80,6 +83,7 @@ export const updateOrder = defineRoute(
     method: 'patch',
     path: '/store/orders/{orderId}',
     operationId: 'updateOrder',
+    scope: 'orders:write',
     tag: 'store',
     summary: 'Change the ship date or complete an order',
     description:
@@ -101,6 +105,7 @@ export const cancelOrder = defineRoute(
     method: 'delete',
     path: '/store/orders/{orderId}',
     operationId: 'cancelOrder',
+    scope: 'orders:write',
     tag: 'store',
     summary: 'Cancel an order',
     description:
