@@ -5,6 +5,7 @@ import type { Database } from '../db/client.js';
 import type { Viewer } from '../domain/context.js';
 import type { Logger } from '../logger.js';
 import { schema } from '../schema/index.js';
+import { useBodyLimit } from './body-limit.js';
 import { createErrorMasker, requestError } from './errors.js';
 
 /** Adds the contract's codes to GraphQL's own parse and validation errors. */
@@ -54,6 +55,8 @@ export function createGraphQLHandler({ database, logger }: YogaOptions) {
       error: (...args) => logger.debug(args),
     },
     context: ({ requestId, viewer }) => createContext(database, requestId, viewer),
-    plugins: [requestErrorCodes],
+    // Enforced by useBodyLimit instead, which does not stream every body through a counter.
+    maxRequestBodySize: false,
+    plugins: [requestErrorCodes, useBodyLimit()],
   });
 }
