@@ -35,6 +35,15 @@ query AvailablePets {
 }
 `;
 
+/**
+ * Yoga's responses are built with the `Response` that is global when a request runs. Under
+ * @hono/node-server that is its lightweight Response, whose string body it writes to the socket
+ * directly; Yoga's default (the @whatwg-node ponyfill) would be drained through a stream reader.
+ */
+function LateBoundResponse(body?: BodyInit | null, init?: ResponseInit): Response {
+  return new globalThis.Response(body, init);
+}
+
 export interface YogaOptions {
   database: Database;
   logger: Logger;
@@ -55,6 +64,7 @@ export function createGraphQLHandler({ database, logger }: YogaOptions) {
       error: (...args) => logger.debug(args),
     },
     context: ({ requestId, viewer }) => createContext(database, requestId, viewer),
+    fetchAPI: { Response: LateBoundResponse as unknown as typeof Response },
     // Enforced by useBodyLimit instead, which does not stream every body through a counter.
     maxRequestBodySize: false,
     plugins: [requestErrorCodes, useBodyLimit()],
