@@ -36,6 +36,15 @@ query AvailablePets {
 }
 `;
 
+/**
+ * Yoga's responses are built with the `Response` that is global when a request runs. Under
+ * @hono/node-server that is its lightweight Response, whose string body it writes to the socket
+ * directly; Yoga's default (the @whatwg-node ponyfill) would be drained through a stream reader.
+ */
+function LateBoundResponse(body?: BodyInit | null, init?: ResponseInit): Response {
+  return new globalThis.Response(body, init);
+}
+
 export interface YogaOptions {
   database: Database;
   logger: Logger;
@@ -57,6 +66,10 @@ export function createGraphQLHandler({ database, logger, limits }: YogaOptions) 
       error: (...args) => logger.debug(args),
     },
     context: ({ requestId, viewer }) => createContext(database, requestId, viewer),
+    fetchAPI: { Response: LateBoundResponse as unknown as typeof Response },
+    // The app limits bodies before Yoga runs (src/http/body-limit.ts): Yoga's own limit would
+    // stream every body through a counter.
+    maxRequestBodySize: false,
     batching: { limit: limits.graphqlBatch },
     plugins: [batchLimit(limits.graphqlBatch), queryLimits(limits), requestErrorCodes],
   });

@@ -191,7 +191,10 @@ function operation(spec: Route['spec'], config: Config) {
       : {}),
     ...(spec.stability ? { 'x-stability': spec.stability } : {}),
     // A token is optional on public operations (an invalid one is still refused).
-    security: (spec.scope ? [{ [BEARER]: [] }] : [{}, { [BEARER]: [] }]) as Record<string, string[]>[],
+    security: (spec.scope ? [{ [BEARER]: [] }] : [{}, { [BEARER]: [] }]) as Record<
+      string,
+      string[]
+    >[],
     ...(spec.scope ? { 'x-required-scope': spec.scope } : {}),
     request: {
       ...(spec.params ? { params: spec.params } : {}),

@@ -1,0 +1,19 @@
+/**
+ * The GraphQL operations the benchmark sends. The baseline recognises them by their exact text, the
+ * way a persisted-query table would, so it never parses GraphQL.
+ */
+
+export const petById = 'query PetById($id: ID!) { pet(id: $id) { id name categoryId status } }';
+
+// The page size is a variable, as clients usually send it: graphql-armor's cost rule multiplies
+// by a literal `first` only, and with pageInfo a literal 100 costs just over the default 5000.
+export const petsPage =
+  'query PetsPage($after: String, $first: Int = 100) { pets(first: $first, after: $after) { edges { node { id name status category { name } inventory { quantity } } } pageInfo { hasNextPage endCursor } } }';
+
+export const placeOrder =
+  'mutation PlaceOrder($input: NewOrder!) { placeOrder(input: $input) { id petId quantity complete } }';
+
+/** A GraphQL cursor as the product writes it: the base64url of the last id seen. */
+export function cursorOf(id: bigint | number): string {
+  return Buffer.from(String(id)).toString('base64url');
+}

@@ -1,0 +1,162 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { HttpRequest } from './http.js';
+import type { LoadResult } from './load.js';
+import type { LoadGenerator, ServerProcess } from './processes.js';
+import { median, type Spread, spread } from './stats.js';
+
+/** How long and how often to run; `--quick` and the full run differ only here. */
+export interface Plan {
+  warmupSeconds: number;
+  runSeconds: number;
+  /** Saturation runs per server; with a baseline they alternate A B, B A, A B, … */
+  runs: number;
+  rateSeconds: number;
+  /** Fixed-rate runs per server, alternating the same way. */
+  rateRuns: number;
+  /** Connections at saturation. */
+  connections: number;
+  /**
+   * Connections at the fixed rate. autocannon hands each connection its share of the rate at the
+   * start of every second and the connection spends it back to back, so this is also the most
+   * requests in flight at once: few connections keep "half load" from becoming short bursts of
+   * full load.
+   */
+  rateConnections: number;
+  /** Requests checked and counted before timing. */
+  checkRequests: number;
+}
+
+export const quickPlan: Plan = {
+  warmupSeconds: 1,
+  runSeconds: 1.5,
+  runs: 2,
+  rateSeconds: 2,
+  rateRuns: 1,
+  connections: 10,
+  rateConnections: 2,
+  checkRequests: 10,
+};
+
+export const fullPlan: Plan = {
+  warmupSeconds: 5,
+  runSeconds: 5,
+  runs: 4,
+  rateSeconds: 5,
+  rateRuns: 2,
+  connections: 10,
+  rateConnections: 2,
+  checkRequests: 50,
+};
+
+export interface ServerFigures {
+  /** Max throughput: median and range over the saturation runs. */
+  reqPerSec: Spread;
+  saturationRuns: number[];
+  /** Latency at the fixed rate, medians over the fixed-rate runs. */
+  latency: { rate: number; achieved: number; p50: number; p99: number };
+  rateRuns: LoadResult[];
+  peakRssBytes: number;
+}
+
+export interface Measurement {
+  product: ServerFigures;
+  baseline?: ServerFigures;
+  /** product / baseline req/s, one ratio per pair of neighbouring runs. */
+  ratio?: Spread & { runs: number[] };
+}
+
+/** Polls a server's RSS every 100 ms while `work` runs; keeps the peak in `peaks`. */
+async function sampleRss<T>(
+  server: ServerProcess,
+  peaks: Map<ServerProcess, number>,
+  work: Promise<T>,
+): Promise<T> {
+  let running = true;
+  const poll = (async () => {
+    while (running) {
+      const { rss } = await server.stats();
+      peaks.set(server, Math.max(peaks.get(server) ?? 0, rss));
+      await sleep(100);
+    }
+  })();
+  try {
+    return await work;
+  } finally {
+    running = false;
+    await poll;
+  }
+}
+
+/**
+ * Measures one scenario: a warm-up per server, saturation runs alternating between the servers so
+ * that a noisy neighbour hits both alike (ratios are taken per pair), then latency at a fixed rate:
+ * half of the slower server's median max throughput.
+ */
+export async function measure(
+  load: LoadGenerator,
+  plan: Plan,
+  requests: HttpRequest[],
+  product: ServerProcess,
+  baseline: ServerProcess | undefined,
+): Promise<Measurement> {
+  const servers = baseline ? [product, baseline] : [product];
+  const peaks = new Map<ServerProcess, number>();
+  const run = async (server: ServerProcess, seconds: number, rate?: number) => {
+    const connections = rate ? plan.rateConnections : plan.connections;
+    const job = { url: server.url, requests, seconds, connections, rate };
+    const result = await sampleRss(server, peaks, load.run(job));
+    if (result.non2xx > 0 || result.errors > 0) {
+      throw new Error(
+        `${server.name}: ${result.non2xx} non-2xx responses and ${result.errors} errors under load`,
+      );
+    }
+    return result;
+  };
+  /** Runs `count` rounds, flipping the server order every round: A B, B A, A B, … */
+  const alternate = async (count: number, once: (server: ServerProcess) => Promise<void>) => {
+    for (let round = 0; round < count; round++) {
+      for (const server of round % 2 === 0 ? servers : [...servers].reverse()) await once(server);
+    }
+  };
+
+  for (const server of servers) await run(server, plan.warmupSeconds);
+
+  const saturation = new Map<ServerProcess, number[]>(servers.map((server) => [server, []]));
+  await alternate(plan.runs, async (server) => {
+    saturation.get(server)?.push((await run(server, plan.runSeconds)).reqPerSec);
+  });
+
+  const slowest = Math.min(...servers.map((server) => median(saturation.get(server) ?? [])));
+  const rate = Math.max(1, Math.floor(slowest / 2));
+  const atRate = new Map<ServerProcess, LoadResult[]>(servers.map((server) => [server, []]));
+  await alternate(plan.rateRuns, async (server) => {
+    atRate.get(server)?.push(await run(server, plan.rateSeconds, rate));
+  });
+
+  const figures = (server: ServerProcess): ServerFigures => {
+    const runs = saturation.get(server) ?? [];
+    const rateRuns = atRate.get(server) ?? [];
+    return {
+      reqPerSec: spread(runs),
+      saturationRuns: runs,
+      latency: {
+        rate,
+        achieved: median(rateRuns.map((result) => result.reqPerSec)),
+        p50: median(rateRuns.map((result) => result.latency.p50)),
+        p99: median(rateRuns.map((result) => result.latency.p99)),
+      },
+      rateRuns,
+      peakRssBytes: peaks.get(server) ?? 0,
+    };
+  };
+
+  if (!baseline) return { product: figures(product) };
+  const productRuns = saturation.get(product) ?? [];
+  const baselineRuns = saturation.get(baseline) ?? [];
+  const ratios = productRuns.map((value, index) => value / (baselineRuns[index] ?? Number.NaN));
+  return {
+    product: figures(product),
+    baseline: figures(baseline),
+    ratio: { ...spread(ratios), runs: ratios },
+  };
+}

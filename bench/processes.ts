@@ -1,0 +1,128 @@
+import { type ChildProcess, fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { FromServer, ServerStats, ToServer } from './ipc.js';
+import type { LoadJob, LoadResult } from './load.js';
+
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+/** Keeps the end of a child's output, to explain a crash. */
+function outputTail(child: ChildProcess): () => string {
+  let tail = '';
+  const keep = (chunk: Buffer) => {
+    tail = (tail + chunk.toString()).slice(-4000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  return () => tail.trim();
+}
+
+function forkTs(entry: string, args: string[], execArgv: string[] = []): ChildProcess {
+  return fork(here(entry), args, {
+    execArgv: ['--import', 'tsx', ...execArgv],
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
+}
+
+export interface ServerProcess {
+  readonly name: string;
+  readonly url: string;
+  readonly pid: number;
+  stats(): Promise<ServerStats>;
+  stop(): Promise<void>;
+}
+
+export interface ServerOptions {
+  /** Extra node flags, e.g. `--cpu-prof`. */
+  execArgv?: string[];
+}
+
+async function startServer(
+  name: string,
+  entry: string,
+  args: string[],
+  options: ServerOptions = {},
+): Promise<ServerProcess> {
+  const child = forkTs(entry, args, options.execArgv);
+  const tail = outputTail(child);
+  const pending = new Map<number, (stats: ServerStats) => void>();
+  let nextId = 0;
+  let exited = false;
+  const exitedPromise = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+
+  const port = await new Promise<number>((resolve, reject) => {
+    child.on('message', (message: FromServer) => {
+      if (message.type === 'ready') resolve(message.port);
+      else pending.get(message.id)?.({ statements: message.statements, rss: message.rss });
+    });
+    child.once('exit', (code) => {
+      exited = true;
+      const error = new Error(`the ${name} server exited (code ${code}):\n${tail()}`);
+      reject(error);
+      for (const id of pending.keys()) pending.delete(id);
+    });
+  });
+
+  return {
+    name,
+    url: `http://127.0.0.1:${port}`,
+    pid: child.pid ?? 0,
+    stats: () =>
+      new Promise((resolve, reject) => {
+        if (exited) return reject(new Error(`the ${name} server is not running:\n${tail()}`));
+        const id = nextId++;
+        pending.set(id, (stats) => {
+          pending.delete(id);
+          resolve(stats);
+        });
+        child.send({ type: 'stats', id } satisfies ToServer);
+      }),
+    stop: async () => {
+      if (exited) return;
+      child.send({ type: 'stop' } satisfies ToServer);
+      const timeout = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exitedPromise;
+      clearTimeout(timeout);
+    },
+  };
+}
+
+/** The product: the real app on the bench database, with the given environment. */
+export function startProduct(env: Record<string, string>, options: ServerOptions = {}) {
+  return startServer('product', './product/server.ts', [JSON.stringify(env)], options);
+}
+
+export function startBaseline(databaseFile: string) {
+  return startServer('baseline', './baseline/server.ts', [databaseFile]);
+}
+
+export interface LoadGenerator {
+  run(job: LoadJob): Promise<LoadResult>;
+  stop(): void;
+}
+
+/** autocannon in a process of its own; runs one job at a time. */
+export function startLoadGenerator(): LoadGenerator {
+  const child = forkTs('./load.ts', []);
+  const tail = outputTail(child);
+  return {
+    run: (job) =>
+      new Promise((resolve, reject) => {
+        const onExit = (code: number | null) =>
+          reject(new Error(`the load generator exited (code ${code}):\n${tail()}`));
+        child.once('exit', onExit);
+        child.once(
+          'message',
+          (reply: { ok: true; result: LoadResult } | { ok: false; error: string }) => {
+            child.off('exit', onExit);
+            if (reply.ok) resolve(reply.result);
+            else reject(new Error(`load run failed: ${reply.error}`));
+          },
+        );
+        child.send(job);
+      }),
+    stop: () => {
+      child.disconnect();
+    },
+  };
+}

@@ -1,0 +1,20 @@
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { createApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { answerHarness } from '../ipc.js';
+
+/**
+ * The product as `npm start` serves it (createApp behind @hono/node-server's node:http listener),
+ * configured only by the environment the runner passes as JSON in argv[2], never by `.env`.
+ */
+const env = JSON.parse(process.argv[2] ?? '{}') as Record<string, string>;
+const app = await createApp(loadConfig(env));
+
+const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => {
+  answerHarness(info.port, app.database.statementCount, async () => {
+    server.close();
+    if ('closeAllConnections' in server) server.closeAllConnections();
+    await app.close();
+  });
+});

@@ -1,0 +1,95 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import type { Measurement, Plan, ServerFigures } from './measure.js';
+import type { Spread } from './stats.js';
+import type { TargetCheck } from './targets.js';
+
+export interface ScenarioResult extends Partial<Measurement> {
+  name: string;
+  title: string;
+  /** How many different requests the runs cycle through. */
+  distinctRequests: number;
+  /** Why the scenario was not measured (e.g. the product lacks the endpoint). */
+  skipped?: string;
+  statementsPerRequest?: { product: number; baseline?: number };
+}
+
+export interface Report {
+  mode: 'quick' | 'full';
+  startedAt: string;
+  finishedAt: string;
+  machine: { node: string; cpus: number; loadAverage: number[] };
+  pets: number;
+  plan: Plan;
+  scenarios: ScenarioResult[];
+  targets: TargetCheck[];
+}
+
+const integer = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(2) : '–');
+const mb = (bytes: number) => `${integer.format(bytes / 1024 / 1024)} MB`;
+const range = (value: Spread, format: (n: number) => string) =>
+  `${format(value.median)} (${format(value.min)}–${format(value.max)})`;
+
+function row(
+  server: string,
+  figures: ServerFigures,
+  ratio: string,
+  statements: number | undefined,
+): string {
+  return `| ${[
+    server,
+    range(figures.reqPerSec, integer.format),
+    ratio,
+    integer.format(figures.latency.achieved),
+    ms(figures.latency.p50),
+    ms(figures.latency.p99),
+    statements === undefined ? '–' : String(Number(statements.toFixed(2))),
+    mb(figures.peakRssBytes),
+  ].join(' | ')} |`;
+}
+
+function scenarioTable(result: ScenarioResult): string {
+  const heading = `### ${result.title}\n`;
+  if (result.skipped || !result.product) return `${heading}\n${result.skipped ?? 'not measured'}\n`;
+  const ratio = result.ratio
+    ? range(result.ratio, (n) => `${n.toFixed(2)}×`)
+    : 'no baseline (absolute)';
+  const lines = [
+    heading,
+    `${integer.format(result.distinctRequests)} distinct requests; latency at ${integer.format(result.product.latency.rate)} req/s (half of the slower server's max).\n`,
+    '| server | req/s median (min–max) | ratio to baseline | req/s at half load | p50 ms | p99 ms | SQL/req | peak RSS |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|',
+    row('product', result.product, ratio, result.statementsPerRequest?.product),
+  ];
+  if (result.baseline) {
+    lines.push(row('baseline', result.baseline, '1', result.statementsPerRequest?.baseline));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function targetTable(targets: readonly TargetCheck[]): string {
+  const verdict = (met: boolean | undefined) =>
+    met === undefined ? 'not measured' : met ? 'met' : 'MISSED';
+  return [
+    '### Targets\n',
+    '| target | measured | |',
+    '|---|--:|---|',
+    ...targets.map((check) => `| ${check.target} | ${check.measured} | ${verdict(check.met)} |`),
+  ].join('\n');
+}
+
+/** The report as Markdown tables: one per scenario, then the targets. */
+export function formatReport(report: Report): string {
+  const header = `## Benchmark (${report.mode}): ${integer.format(report.pets)} pets, Node ${report.machine.node}, ${report.machine.cpus} CPUs, load average ${report.machine.loadAverage.map((n) => n.toFixed(2)).join(' ')}\n`;
+  return [header, ...report.scenarios.map(scenarioTable), targetTable(report.targets)].join('\n');
+}
+
+/** Writes the report as JSON under `dir` (one file per run, plus `latest.json`). */
+export async function writeReport(report: Report, dir: string): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  const json = `${JSON.stringify(report, null, 2)}\n`;
+  const file = `${dir}/bench-${report.startedAt.replace(/[:.]/g, '-')}.json`;
+  await writeFile(file, json);
+  await writeFile(`${dir}/latest.json`, json);
+  return file;
+}
