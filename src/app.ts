@@ -6,7 +6,14 @@ import { seedSampleData } from './db/seed.js';
 import { anonymous, type Viewer } from './domain/context.js';
 import { errorStatus } from './domain/errors.js';
 import { createGraphQLHandler } from './graphql/yoga.js';
+import { docsRoutes } from './http/docs.js';
+import { graphiqlAssets } from './http/graphiql.js';
 import { createLogger, type Logger } from './logger.js';
+import { type AccessLogFields, accessLog } from './observability/access-log.js';
+import { healthRoutes } from './observability/health.js';
+import { httpMetrics } from './observability/http-metrics.js';
+import { createMetrics } from './observability/metrics.js';
+import { metricsRoutes } from './observability/metrics-route.js';
 
 /** Per-request values that app-level middleware hands to the edges (GraphQL and REST). */
 export interface AppEnv {
@@ -14,6 +21,8 @@ export interface AppEnv {
     requestId: string;
     /** The caller, from the request's bearer token; anonymous without one. */
     viewer: Viewer;
+    /** Fields an edge adds to the request's access log line. */
+    accessLog: AccessLogFields;
   };
 }
 
@@ -37,15 +46,25 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const database = openDatabase(config.database);
   if (config.seed && (await seedSampleData(database.prisma))) logger.info('loaded the sample data');
 
-  const graphql = createGraphQLHandler({ database, logger });
+  const metrics = createMetrics(database);
+  const graphql = createGraphQLHandler({ database, logger, metrics });
   const app = new Hono<AppEnv>();
+  // First, so that they see every request, including those of routes mounted later.
+  app.use(accessLog(logger), httpMetrics(metrics));
   app.use(async (c, next) => {
-    c.set('requestId', crypto.randomUUID());
     c.set('viewer', anonymous);
     await next();
   });
+  app.route('/', healthRoutes(database, logger));
+  app.route('/', metricsRoutes(metrics));
+  app.route('/', docsRoutes());
+  app.route('/', graphiqlAssets);
   app.on(['GET', 'POST', 'OPTIONS'], '/graphql', (c) =>
-    graphql.fetch(c.req.raw, { requestId: c.get('requestId'), viewer: c.get('viewer') }),
+    graphql.fetch(c.req.raw, {
+      requestId: c.get('requestId'),
+      viewer: c.get('viewer'),
+      accessLog: c.get('accessLog'),
+    }),
   );
   app.notFound((c) =>
     c.json(

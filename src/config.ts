@@ -22,6 +22,8 @@ export interface Config {
   readonly petByIdSunset: Date;
   readonly rateLimitPerMinute: number;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** How long a shutdown waits for in-flight requests before closing their connections. */
+  readonly shutdownTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -73,6 +75,12 @@ const envSchema = z.object({
       message: 'must be one of fatal, error, warn, info, debug, trace, silent',
     })
     .default('info'),
+  SHUTDOWN_TIMEOUT_MS: z.coerce
+    .number({ message: 'must be a number' })
+    .int('must be a whole number')
+    .min(0, 'must be 0-600000')
+    .max(600_000, 'must be 0-600000')
+    .default(10_000),
 });
 
 function parseDatabaseUrl(url: string): DatabaseConfig {
@@ -114,6 +122,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     petByIdSunset: vars.PET_BY_ID_SUNSET,
     rateLimitPerMinute: vars.RATE_LIMIT_PER_MINUTE,
     logLevel: vars.LOG_LEVEL,
+    shutdownTimeoutMs: vars.SHUTDOWN_TIMEOUT_MS,
   });
 }
 

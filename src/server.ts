@@ -1,6 +1,8 @@
+import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig, loadDotEnv } from './config.js';
+import { closeServer, withConnectionClose } from './http/close-server.js';
 
 loadDotEnv();
 let config: ReturnType<typeof loadConfig>;
@@ -13,20 +15,49 @@ try {
 }
 
 const app = await createApp(config);
-const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (address) => {
-  const url = `http://${config.host}:${address.port}`;
-  app.logger.info({ url, database: config.database.provider }, `serving GraphQL on ${url}/graphql`);
-});
-
 let stopping = false;
-function shutdown(signal: string) {
+const server = serve(
+  {
+    fetch: async (request: Request) => {
+      const response = await app.fetch(request);
+      // A kept-alive connection would hold the shutdown until the client drops it.
+      return stopping ? withConnectionClose(response) : response;
+    },
+    port: config.port,
+    hostname: config.host,
+  },
+  (address) => {
+    const url = `http://${config.host}:${address.port}`;
+    app.logger.info(
+      { url, database: config.database.provider },
+      `serving GraphQL on ${url}/graphql`,
+    );
+  },
+) as Server;
+
+/** Stops accepting, lets in-flight requests finish (bounded), closes the database, exits 0. */
+async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
-  app.logger.info({ signal }, 'shutting down');
-  server.close(async () => {
+  const closed = closeServer(server, config.shutdownTimeoutMs);
+  app.logger.info(
+    { signal, timeoutMs: config.shutdownTimeoutMs },
+    'shutting down: no new connections; finishing the requests in flight',
+  );
+  if (!(await closed)) {
+    app.logger.warn(
+      { timeoutMs: config.shutdownTimeoutMs },
+      'requests still in flight at the shutdown deadline were cut off',
+    );
+  }
+  try {
     await app.close();
-    process.exit(0);
-  });
+  } catch (error) {
+    app.logger.error({ err: error }, 'closing the database failed');
+    process.exit(1);
+  }
+  app.logger.info('stopped');
+  process.exit(0);
 }
-process.on('SIGTERM', () => shutdown('SIGTERM'));
-process.on('SIGINT', () => shutdown('SIGINT'));
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));

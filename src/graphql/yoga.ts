@@ -3,9 +3,14 @@ import { createYoga, type Plugin } from 'graphql-yoga';
 import { createContext, type GraphQLContext } from '../context.js';
 import type { Database } from '../db/client.js';
 import type { Viewer } from '../domain/context.js';
+import { renderGraphiQLPage } from '../http/graphiql.js';
 import type { Logger } from '../logger.js';
+import type { AccessLogFields } from '../observability/access-log.js';
+import type { Metrics } from '../observability/metrics.js';
 import { schema } from '../schema/index.js';
 import { createErrorMasker, requestError } from './errors.js';
+import { graphqlMetrics } from './metrics.js';
+import { logOperationNames } from './operation-log.js';
 
 /** Adds the contract's codes to GraphQL's own parse and validation errors. */
 const requestErrorCodes: Plugin = {
@@ -24,6 +29,7 @@ const requestErrorCodes: Plugin = {
 };
 
 const exampleQuery = `# Welcome to the Pet Store gateway. Press the run button to try this query.
+# The REST API (/api) has its documentation at /api/docs.
 query AvailablePets {
   pets(first: 5, status: available) {
     totalCount
@@ -37,14 +43,22 @@ query AvailablePets {
 export interface YogaOptions {
   database: Database;
   logger: Logger;
+  metrics: Metrics;
 }
 
-export function createGraphQLHandler({ database, logger }: YogaOptions) {
-  return createYoga<{ requestId: string; viewer: Viewer }, GraphQLContext>({
+export function createGraphQLHandler({ database, logger, metrics }: YogaOptions) {
+  return createYoga<
+    { requestId: string; viewer: Viewer; accessLog: AccessLogFields },
+    GraphQLContext
+  >({
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
-    graphiql: { title: 'Pet Store gateway', defaultQuery: exampleQuery },
+    graphiql: {
+      title: 'Pet Store gateway · <a href="/api/docs">REST API docs</a>',
+      defaultQuery: exampleQuery,
+    },
+    renderGraphiQL: renderGraphiQLPage,
     maskedErrors: { maskError: createErrorMasker(logger) },
     logging: {
       debug: (...args) => logger.debug(args),
@@ -54,6 +68,6 @@ export function createGraphQLHandler({ database, logger }: YogaOptions) {
       error: (...args) => logger.debug(args),
     },
     context: ({ requestId, viewer }) => createContext(database, requestId, viewer),
-    plugins: [requestErrorCodes],
+    plugins: [requestErrorCodes, logOperationNames(), graphqlMetrics(metrics)],
   });
 }
