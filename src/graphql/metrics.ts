@@ -7,6 +7,7 @@ import {
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Viewer } from '../domain/context.js';
+import { DomainError } from '../domain/errors.js';
 import type { Metrics } from '../observability/metrics.js';
 
 /** The part of the GraphQL context the metrics read: the caller. */
@@ -20,8 +21,17 @@ const phaseCodes: Record<string, string> = {
   validate: 'GRAPHQL_VALIDATION_FAILED',
 };
 
+/** The contract code an execution error is sent with (the rules of the error masker). */
+function executionCode(error: GraphQLError): unknown {
+  const original = error.originalError;
+  if (original instanceof DomainError) return original.code;
+  if (original instanceof GraphQLError) return executionCode(original);
+  if (!original) return error.extensions.code ?? 'VALIDATION_FAILED';
+  return 'INTERNAL';
+}
+
 function errorCode(params: FillLabelsFnParams): string {
-  const code = params.error instanceof GraphQLError ? params.error.extensions.code : undefined;
+  const code = params.error instanceof GraphQLError ? executionCode(params.error) : undefined;
   if (typeof code === 'string' && /^[A-Z_]{1,40}$/.test(code)) return code;
   return phaseCodes[params.errorPhase ?? ''] ?? 'INTERNAL';
 }

@@ -8,7 +8,7 @@ export function logOperationNames(): Plugin<{ accessLog?: AccessLogFields }> {
     onExecute({ args }) {
       const fields = args.contextValue.accessLog;
       if (!fields) return;
-      const name = getOperationAST(args.document, args.operationName)?.name?.value ?? 'anonymous';
+      const name = getOperationAST(args.document, args.operationName)?.name?.value ?? 'Anonymous';
       fields.operation = fields.operation ? `${fields.operation},${name}` : name;
     },
   };

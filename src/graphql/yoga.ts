@@ -29,7 +29,7 @@ const requestErrorCodes: Plugin = {
 };
 
 const exampleQuery = `# Welcome to the Pet Store gateway. Press the run button to try this query.
-# The REST API (/api) has its documentation at /api/docs.
+# REST API docs: /api/docs
 query AvailablePets {
   pets(first: 5, status: available) {
     totalCount

@@ -28,8 +28,10 @@ const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${cha
  */
 export function renderGraphiQLPage(options: GraphiQLOptions): string {
   const title = escapeHtml((options.title ?? 'GraphiQL').replace(/<[^>]*>/g, ''));
+  // This GraphiQL build starts from `query` and ignores `defaultQuery`.
+  const pageOptions = { query: options.defaultQuery, ...options };
   // Inside <script>, "<" must not start a tag: "</script>" in a query would end the element.
-  const json = JSON.stringify(options).replace(/</g, '\\u003c');
+  const json = JSON.stringify(pageOptions).replace(/</g, '\\u003c');
   return `<!doctype html>
 <html lang="en">
   <head>

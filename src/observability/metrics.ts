@@ -55,7 +55,7 @@ export function createMetrics(database: Database): Metrics {
       labelNames: ['api', 'operation', 'client'],
       registers: [registry],
     }),
-    operationName: (name) => operationNames.value(name, 'anonymous'),
+    operationName: (name) => operationNames.value(name, 'Anonymous'),
     client: (subject, userAgent) => clients.value(subject ?? userAgent),
   };
 }

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, inject } from 'vitest';
-import { type App, createApp } from '../../src/app.js';
+import { type App, type AppOptions, createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 
 export const database = process.env.TEST_DATABASE === 'postgresql' ? 'postgresql' : 'sqlite';
@@ -23,9 +23,13 @@ export interface TestApp extends App {
 
 /**
  * A fresh app on a database of its own: a new SQLite file, or a new PostgreSQL schema, migrated
- * and empty. Extra environment variables override the defaults.
+ * and empty. Extra environment variables override the defaults; `options` go to createApp (e.g. a
+ * logger writing where the test reads).
  */
-export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function createTestApp(
+  env: Record<string, string> = {},
+  options: AppOptions = {},
+): Promise<TestApp> {
   const name = `t_${randomBytes(6).toString('hex')}`;
   const url =
     database === 'sqlite'
@@ -38,7 +42,7 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
     RATE_LIMIT_PER_MINUTE: '0',
     ...env,
   });
-  const app = await createApp(config);
+  const app = await createApp(config, options);
   return {
     ...app,
     sql: (statement) => app.database.prisma.$executeRawUnsafe(statement).then(() => undefined),
@@ -57,10 +61,13 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
 }
 
 /** One app per test file: created before the tests, closed and deleted after them. */
-export function useTestApp(env: Record<string, string> = {}): () => TestApp {
+export function useTestApp(
+  env: Record<string, string> = {},
+  options: AppOptions = {},
+): () => TestApp {
   let app: TestApp | undefined;
   beforeAll(async () => {
-    if (databaseAvailable) app = await createTestApp(env);
+    if (databaseAvailable) app = await createTestApp(env, options);
   });
   afterAll(async () => {
     await app?.close();
