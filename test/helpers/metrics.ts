@@ -1,5 +1,3 @@
-import type { App } from '../../src/app.js';
-
 export interface Sample {
   name: string;
   labels: Record<string, string>;
@@ -22,14 +20,16 @@ export function parseMetrics(text: string): Sample[] {
 }
 
 /** GET /metrics through the app's fetch handler, parsed. */
-export async function scrape(app: Pick<App, 'fetch'>): Promise<Sample[]> {
+export async function scrape(app: {
+  fetch(request: Request): Response | Promise<Response>;
+}): Promise<Sample[]> {
   const response = await app.fetch(new Request('http://petstore.test/metrics'));
   if (response.status !== 200) throw new Error(`/metrics answered ${response.status}`);
   return parseMetrics(await response.text());
 }
 
 /** The value of the sample with exactly these labels, or undefined when there is none. */
-export function valueOf(
+export function sampleValue(
   samples: Sample[],
   name: string,
   labels: Record<string, string> = {},

@@ -9,7 +9,7 @@ import { httpMetrics } from '../../src/observability/http-metrics.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { metricsRoutes } from '../../src/observability/metrics-route.js';
 import { createTestApp, describeDb, useTestApp } from '../helpers/app.js';
-import { parseMetrics, scrape, valueOf } from '../helpers/metrics.js';
+import { parseMetrics, sampleValue, scrape } from '../helpers/metrics.js';
 
 const get = (path: string, headers: Record<string, string> = {}) =>
   new Request(`http://petstore.test${path}`, { headers });
@@ -53,17 +53,21 @@ describeDb('/metrics', () => {
     await app().fetch(get('/no/such/route/2'));
     const samples = await scrape(app());
     expect(
-      valueOf(samples, 'http_requests_total', {
+      sampleValue(samples, 'http_requests_total', {
         method: 'GET',
         route: '/health/live',
         status: '200',
       }),
     ).toBe(2);
     expect(
-      valueOf(samples, 'http_requests_total', { method: 'GET', route: 'unmatched', status: '404' }),
+      sampleValue(samples, 'http_requests_total', {
+        method: 'GET',
+        route: 'unmatched',
+        status: '404',
+      }),
     ).toBe(2);
     expect(
-      valueOf(samples, 'http_request_duration_seconds_count', {
+      sampleValue(samples, 'http_request_duration_seconds_count', {
         method: 'GET',
         route: '/health/live',
         status: '200',
@@ -83,19 +87,19 @@ describeDb('/metrics', () => {
     await app().fetch(postGraphQL({ query: '{ noSuchField }' }));
     const samples = await scrape(app());
     expect(
-      valueOf(samples, 'graphql_envelop_request', {
+      sampleValue(samples, 'graphql_envelop_request', {
         operationType: 'query',
         operationName: 'MetricsPets',
       }),
     ).toBe(2);
     expect(
-      valueOf(samples, 'graphql_envelop_request_duration_count', {
+      sampleValue(samples, 'graphql_envelop_request_duration_count', {
         operationType: 'query',
         operationName: 'MetricsPets',
       }),
     ).toBe(2);
     expect(
-      valueOf(samples, 'graphql_envelop_error_result', {
+      sampleValue(samples, 'graphql_envelop_error_result', {
         operationType: 'query',
         operationName: 'Anonymous',
         phase: 'execute',
@@ -103,7 +107,7 @@ describeDb('/metrics', () => {
       }),
     ).toBe(1);
     expect(
-      valueOf(samples, 'graphql_envelop_error_result', {
+      sampleValue(samples, 'graphql_envelop_error_result', {
         operationType: 'query',
         operationName: 'Anonymous',
         phase: 'validate',
@@ -113,9 +117,9 @@ describeDb('/metrics', () => {
   });
 
   it('exposes the database statement counter', async () => {
-    const before = valueOf(await scrape(app()), 'petstore_db_statements_total') ?? Number.NaN;
+    const before = sampleValue(await scrape(app()), 'petstore_db_statements_total') ?? Number.NaN;
     await app().fetch(postGraphQL({ query: '{ categories { id } }' }));
-    const after = valueOf(await scrape(app()), 'petstore_db_statements_total') ?? Number.NaN;
+    const after = sampleValue(await scrape(app()), 'petstore_db_statements_total') ?? Number.NaN;
     expect(before).toBeGreaterThan(0);
     expect(after).toBeGreaterThan(before);
     expect(after).toBe(app().database.statementCount());
@@ -124,7 +128,7 @@ describeDb('/metrics', () => {
   it('keeps each app’s metrics in its own registry', async () => {
     const other = await createTestApp();
     try {
-      const mine = valueOf(await scrape(app()), 'http_requests_total', {
+      const mine = sampleValue(await scrape(app()), 'http_requests_total', {
         method: 'GET',
         route: '/health/ready',
         status: '200',
@@ -132,14 +136,14 @@ describeDb('/metrics', () => {
       await other.fetch(get('/health/ready'));
       await other.fetch(get('/health/ready'));
       expect(
-        valueOf(await scrape(other), 'http_requests_total', {
+        sampleValue(await scrape(other), 'http_requests_total', {
           method: 'GET',
           route: '/health/ready',
           status: '200',
         }),
       ).toBe(2);
       expect(
-        valueOf(await scrape(app()), 'http_requests_total', {
+        sampleValue(await scrape(app()), 'http_requests_total', {
           method: 'GET',
           route: '/health/ready',
           status: '200',
@@ -198,7 +202,7 @@ describeDb('deprecated calls per client', () => {
     );
     expect(deprecated).toHaveLength(3);
     expect(
-      valueOf(samples, 'http_requests_total', {
+      sampleValue(samples, 'http_requests_total', {
         method: 'GET',
         route: '/api/pets/{petId}',
         status: '200',
@@ -212,7 +216,7 @@ describeDb('deprecated calls per client', () => {
     await hono.fetch(get('/api/pets/1', { 'user-agent': long }));
     const samples = await scrape(hono);
     expect(
-      valueOf(samples, 'petstore_deprecated_calls_total', {
+      sampleValue(samples, 'petstore_deprecated_calls_total', {
         api: 'rest',
         operation: 'GET /api/pets/{petId}',
         client: long.slice(0, 64),
