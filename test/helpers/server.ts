@@ -1,17 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
-import pg from 'pg';
-import { inject } from 'vitest';
-import { database } from './app.js';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
-const tsx = createRequire(import.meta.url).resolve('tsx/cli');
+import { childDatabase, projectRoot, tsx } from './process.js';
 
 /** One JSON line of the server's log. */
 export interface LogLine {
@@ -33,36 +22,14 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-/** A database of the test project's kind for one server: a SQLite file or a PostgreSQL schema. */
-function serverDatabase() {
-  const name = `srv_${randomBytes(6).toString('hex')}`;
-  if (database === 'sqlite') {
-    const file = join(tmpdir(), `petstore-${name}.db`);
-    return {
-      url: `file:${file}`,
-      drop: () => Promise.all(['', '-wal', '-shm'].map((end) => rm(file + end, { force: true }))),
-    };
-  }
-  const postgresUrl = inject('postgresUrl') ?? '';
-  return {
-    url: `${postgresUrl}${postgresUrl.includes('?') ? '&' : '?'}schema=${name}`,
-    drop: async () => {
-      const client = new pg.Client({ connectionString: postgresUrl });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS "${name}" CASCADE`);
-      await client.end();
-    },
-  };
-}
-
 /**
  * Starts the real server (`tsx src/server.ts`, as `npm start` does) on a free port and a fresh
  * database, and resolves once it listens. Extra environment variables override the defaults.
  */
 export async function startServer(env: Record<string, string> = {}): Promise<ServerProcess> {
-  const db = serverDatabase();
+  const db = childDatabase();
   const child = spawn(process.execPath, [tsx, 'src/server.ts'], {
-    cwd: root,
+    cwd: projectRoot,
     env: {
       ...process.env,
       DATABASE_URL: db.url,
