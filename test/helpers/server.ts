@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { childDatabase, projectRoot, tsx } from './process.js';
+import { childDatabase, projectRoot } from './process.js';
 
 /** One JSON line of the server's log. */
 export interface LogLine {
@@ -23,12 +23,13 @@ export interface ServerProcess {
 }
 
 /**
- * Starts the real server (`tsx src/server.ts`, as `npm start` does) on a free port and a fresh
- * database, and resolves once it listens. Extra environment variables override the defaults.
+ * Starts the real server as `npm start` does (`node --import tsx src/server.ts`) on a free port
+ * and a fresh database, and resolves once it listens. Extra environment variables override the
+ * defaults.
  */
 export async function startServer(env: Record<string, string> = {}): Promise<ServerProcess> {
   const db = childDatabase();
-  const child = spawn(process.execPath, [tsx, 'src/server.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     cwd: projectRoot,
     env: {
       ...process.env,
