@@ -1,12 +1,14 @@
 import { type DestinationStream, type Logger, pino } from 'pino';
 import type { Config } from './config.js';
+import { requestContext } from './observability/request-context.js';
 
 export type { Logger };
 
 /**
- * Structured JSON logs on stdout (or `destination`). Authorization headers, cookies, tokens and
- * secrets are never logged: the access log writes none of them, and these keys are redacted
- * wherever they appear one or two levels deep.
+ * Structured JSON logs on stdout (or `destination`). A line written while a request is served
+ * carries its `requestId`. Authorization headers, cookies, tokens and secrets are never logged:
+ * the access log writes none of them, and these keys are redacted wherever they appear one or two
+ * levels deep.
  */
 export function createLogger(level: Config['logLevel'], destination?: DestinationStream): Logger {
   const secrets = ['authorization', 'cookie', 'token', 'password', 'secret', 'jwtSecret'];
@@ -14,6 +16,10 @@ export function createLogger(level: Config['logLevel'], destination?: Destinatio
     {
       level,
       base: undefined,
+      mixin: () => {
+        const request = requestContext.getStore();
+        return request ? { requestId: request.requestId } : {};
+      },
       redact: {
         paths: [
           ...secrets,

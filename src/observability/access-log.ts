@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../app.js';
 import type { Logger } from '../logger.js';
+import { requestContext } from './request-context.js';
 import { requestIdFrom } from './request-id.js';
 
 /** What an edge adds to its request's access line (GraphQL: the operation names). */
@@ -31,7 +32,8 @@ export function accessLog(logger: Logger): MiddlewareHandler<AppEnv> {
     const fields: AccessLogFields = {};
     c.set('requestId', requestId);
     c.set('accessLog', fields);
-    await next();
+    // Every line logged while serving the request carries its id (see createLogger).
+    await requestContext.run({ requestId }, next);
     setResponseHeader(c, 'X-Request-Id', requestId);
     const status = c.res.status;
     const line = {

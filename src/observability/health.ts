@@ -36,10 +36,7 @@ export function healthRoutes(database: Database, logger: Logger) {
       await ping(database);
       return c.json({ status: 'ok', checks: { database: 'ok' } }, 200, noStore);
     } catch (error) {
-      logger.warn(
-        { requestId: c.get('requestId'), err: error },
-        'not ready: the database cannot be reached',
-      );
+      logger.warn({ err: error }, 'not ready: the database cannot be reached');
       const body: ErrorBody = {
         code: 'UNAVAILABLE',
         message: 'The database cannot be reached; try again later.',

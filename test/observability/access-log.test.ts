@@ -156,7 +156,7 @@ describeDb('access log', () => {
 });
 
 describeDb('LOG_LEVEL', () => {
-  it('at warn, answered requests are not logged but server errors are, at level error', async () => {
+  it('at warn, answered requests are not logged; server errors are, with every line of the request carrying its id', async () => {
     const logs = captureLogs('warn');
     const app = await createTestApp({ LOG_LEVEL: 'warn' }, { logger: logs.logger });
     try {
@@ -168,6 +168,15 @@ describeDb('LOG_LEVEL', () => {
       expect(response.status).toBe(503);
       expect(logs.accessLines()).toEqual([
         expect.objectContaining({ level: 50, path: '/health/ready', status: 503 }),
+      ]);
+      // The readiness check's own warning carries the request id too.
+      expect(logs.lines.map(({ level, msg, requestId }) => ({ level, msg, requestId }))).toEqual([
+        {
+          level: 40,
+          msg: 'not ready: the database cannot be reached',
+          requestId: response.headers.get('x-request-id'),
+        },
+        { level: 50, msg: 'request', requestId: response.headers.get('x-request-id') },
       ]);
     } finally {
       await app.close();
