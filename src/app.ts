@@ -57,7 +57,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   });
   app.route('/', healthRoutes(database, logger));
   app.route('/', metricsRoutes(metrics));
-  app.route('/', docsRoutes());
+  app.route('/', docsRoutes);
   app.route('/', graphiqlAssets);
   app.on(['GET', 'POST', 'OPTIONS'], '/graphql', (c) =>
     graphql.fetch(c.req.raw, {

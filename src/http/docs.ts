@@ -33,10 +33,9 @@ const page = `<!doctype html>
 `;
 
 /** `/api/docs`: Swagger UI (from `swagger-ui-dist`, served by the app) on `/api/openapi.json`. */
-export function docsRoutes() {
-  const routes = new Hono();
-  routes.get('/api/docs', (c) => c.html(page));
-  routes.route(
+export const docsRoutes = new Hono()
+  .get('/api/docs', (c) => c.html(page))
+  .route(
     '/',
     assetRoutes({
       '/assets/swagger-ui/swagger-ui.css': join(dist, 'swagger-ui.css'),
@@ -47,5 +46,3 @@ export function docsRoutes() {
       ),
     }),
   );
-  return routes;
-}
