@@ -54,10 +54,19 @@ async function shutdown(signal: string) {
     await app.close();
   } catch (error) {
     app.logger.error({ err: error }, 'closing the database failed');
-    process.exit(1);
+    return exit(1);
   }
   app.logger.info('stopped');
-  process.exit(0);
+  exit(0);
+}
+
+/**
+ * Exits once the log lines written so far are out: pino writes asynchronously, and the flush it
+ * does at exit can overtake a write still under way, swapping the last lines.
+ */
+function exit(code: number) {
+  app.logger.flush(() => process.exit(code));
+  setTimeout(() => process.exit(code), 1000).unref();
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 process.on('SIGINT', () => void shutdown('SIGINT'));
