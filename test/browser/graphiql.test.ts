@@ -8,7 +8,7 @@ import {
 } from '../helpers/browser.js';
 import { type ServerProcess, startServer } from '../helpers/server.js';
 
-describeBrowser('GraphiQL in Chromium', () => {
+describeBrowser('GraphiQL in Chromium', { timeout: 60_000 }, () => {
   let server: ServerProcess;
   let browser: Browser;
   beforeAll(async () => {

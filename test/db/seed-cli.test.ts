@@ -21,7 +21,7 @@ function seed(databaseUrl: string, args: string[]) {
   });
 }
 
-describeDb('npm run db:seed -- --pets N', () => {
+describeDb('npm run db:seed -- --pets N', { timeout: 60_000 }, () => {
   it('loads the sample data, tops the pets up with a progress bar on stderr, and is idempotent', async () => {
     const database = childDatabase();
     try {

@@ -60,7 +60,7 @@ function connect(url: string) {
   });
 }
 
-describeDb('graceful shutdown of the real server', () => {
+describeDb('graceful shutdown of the real server', { timeout: 60_000 }, () => {
   it('on SIGTERM: refuses new connections, finishes the request in flight, closes the database, exits 0', async () => {
     const server = await startServer();
     try {
