@@ -12,10 +12,17 @@ import { graphqlErrorResponse } from './graphql/http-errors.js';
 import { createGraphQLHandler } from './graphql/yoga.js';
 import { authenticate } from './http/authenticate.js';
 import { bodyTooLargeMessage, limitBody } from './http/body-limit.js';
+import { docsRoutes } from './http/docs.js';
 import { errorResponse } from './http/error-response.js';
+import { graphiqlAssets } from './http/graphiql.js';
 import { MemoryRateLimitStore, type RateLimitStore, rateLimit } from './http/rate-limit.js';
 import { timeLimit } from './http/time-limit.js';
 import { createLogger, type Logger } from './logger.js';
+import { type AccessLogFields, accessLog } from './observability/access-log.js';
+import { healthRoutes } from './observability/health.js';
+import { httpMetrics } from './observability/http-metrics.js';
+import { createMetrics } from './observability/metrics.js';
+import { metricsRoutes } from './observability/metrics-route.js';
 import { createRestApi, REST_BASE_PATH } from './rest/api.js';
 
 /** Per-request values that app-level middleware hands to the edges (GraphQL and REST). */
@@ -24,6 +31,8 @@ export interface AppEnv {
     requestId: string;
     /** The caller, from the request's bearer token; anonymous without one. */
     viewer: Viewer;
+    /** Fields an edge adds to the request's access log line. */
+    accessLog: AccessLogFields;
   };
 }
 
@@ -60,16 +69,20 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   if (config.seed && (await seedSampleData(database.prisma))) logger.info('loaded the sample data');
 
   const auth = resolveAuthSettings(config.auth, config.production);
-  const graphql = createGraphQLHandler({ database, logger, limits: config.limits });
+  const metrics = createMetrics(database);
+  const graphql = createGraphQLHandler({ database, logger, limits: config.limits, metrics });
   const app = new Hono<AppEnv>();
   const tooLarge = new DomainError(
     'PAYLOAD_TOO_LARGE',
     bodyTooLargeMessage(config.limits.bodyBytes),
   );
-  app.use(async (c, next) => {
-    c.set('requestId', crypto.randomUUID());
-    await next();
-  });
+  // First, so that they see every request, including those of routes mounted later.
+  app.use(accessLog(logger), httpMetrics(metrics));
+  // Probes, metrics and static pages answer before the token check and the rate limit.
+  app.route('/', healthRoutes(database, logger));
+  app.route('/', metricsRoutes(metrics));
+  app.route('/', docsRoutes);
+  app.route('/', graphiqlAssets);
   app.use(timeLimit(config.limits.requestTimeoutMs));
   app.use(authenticate(createTokenVerifier(auth)));
   if (config.rateLimitPerMinute > 0) {
@@ -86,7 +99,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     limitBody(config.limits.bodyBytes, (c) => errorResponse(c, tooLarge)),
   );
   app.on(['GET', 'POST', 'OPTIONS'], '/graphql', (c) =>
-    graphql.fetch(c.req.raw, { requestId: c.get('requestId'), viewer: c.get('viewer') }),
+    graphql.fetch(c.req.raw, {
+      requestId: c.get('requestId'),
+      viewer: c.get('viewer'),
+      accessLog: c.get('accessLog'),
+    }),
   );
   app.all('/graphql', (c) =>
     graphqlErrorResponse(c, 'METHOD_NOT_ALLOWED', `${c.req.method} is not allowed on /graphql`, {

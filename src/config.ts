@@ -23,6 +23,8 @@ export interface Config {
   readonly rateLimitPerMinute: number;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   readonly limits: Limits;
+  /** How long a shutdown waits for in-flight requests before closing their connections. */
+  readonly shutdownTimeoutMs: number;
 }
 
 /** §7 of the contract: defaults that operators may tighten or loosen. */
@@ -102,6 +104,12 @@ const envSchema = z.object({
       message: 'must be one of fatal, error, warn, info, debug, trace, silent',
     })
     .default('info'),
+  SHUTDOWN_TIMEOUT_MS: z.coerce
+    .number({ message: 'must be a number' })
+    .int('must be a whole number')
+    .min(0, 'must be 0-600000')
+    .max(600_000, 'must be 0-600000')
+    .default(10_000),
 });
 
 function parseDatabaseUrl(url: string): DatabaseConfig {
@@ -152,6 +160,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       graphqlCost: vars.GRAPHQL_MAX_COST,
       graphqlBatch: vars.GRAPHQL_MAX_BATCH,
     }),
+    shutdownTimeoutMs: vars.SHUTDOWN_TIMEOUT_MS,
   });
 }
 

@@ -1,13 +1,35 @@
-import { type Logger, pino } from 'pino';
+import { type DestinationStream, type Logger, pino } from 'pino';
 import type { Config } from './config.js';
+import { requestContext } from './observability/request-context.js';
 
 export type { Logger };
 
-/** Structured JSON logs on stdout. Authorization headers and tokens are never logged. */
-export function createLogger(level: Config['logLevel']): Logger {
-  return pino({
-    level,
-    base: undefined,
-    redact: { paths: ['req.headers.authorization', 'token', '*.token'], censor: '[redacted]' },
-  });
+/**
+ * Structured JSON logs on stdout (or `destination`). A line written while a request is served
+ * carries its `requestId`. Authorization headers, cookies, tokens and secrets are never logged:
+ * the access log writes none of them, and these keys are redacted wherever they appear one or two
+ * levels deep.
+ */
+export function createLogger(level: Config['logLevel'], destination?: DestinationStream): Logger {
+  const secrets = ['authorization', 'cookie', 'token', 'password', 'secret', 'jwtSecret'];
+  return pino(
+    {
+      level,
+      base: undefined,
+      mixin: () => {
+        const request = requestContext.getStore();
+        return request ? { requestId: request.requestId } : {};
+      },
+      redact: {
+        paths: [
+          ...secrets,
+          ...secrets.map((key) => `*.${key}`),
+          'req.headers.authorization',
+          'req.headers.cookie',
+        ],
+        censor: '[redacted]',
+      },
+    },
+    destination,
+  );
 }

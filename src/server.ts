@@ -1,8 +1,10 @@
+import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import { createApp } from './app.js';
 import { mintToken } from './auth/tokens.js';
 import { ConfigError, loadConfig, loadDotEnv } from './config.js';
 import { scopes } from './domain/authorization.js';
+import { closeServer, withConnectionClose } from './http/close-server.js';
 
 loadDotEnv();
 let config: ReturnType<typeof loadConfig>;
@@ -28,20 +30,59 @@ if (app.devSecret) {
       'In GraphiQL, add it under Headers as {"Authorization": "Bearer <token>"}.\n\n',
   );
 }
-const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (address) => {
-  const url = `http://${config.host}:${address.port}`;
-  app.logger.info({ url, database: config.database.provider }, `serving GraphQL on ${url}/graphql`);
-});
 
 let stopping = false;
-function shutdown(signal: string) {
+const server = serve(
+  {
+    fetch: async (request: Request, env: unknown) => {
+      const response = await app.fetch(request, env);
+      // A kept-alive connection would hold the shutdown until the client drops it.
+      return stopping ? withConnectionClose(response) : response;
+    },
+    port: config.port,
+    hostname: config.host,
+  },
+  (address) => {
+    const url = `http://${config.host}:${address.port}`;
+    app.logger.info(
+      { url, database: config.database.provider },
+      `serving GraphQL on ${url}/graphql`,
+    );
+  },
+) as Server;
+
+/** Stops accepting, lets in-flight requests finish (bounded), closes the database, exits 0. */
+async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
-  app.logger.info({ signal }, 'shutting down');
-  server.close(async () => {
+  const closed = closeServer(server, config.shutdownTimeoutMs);
+  app.logger.info(
+    { signal, timeoutMs: config.shutdownTimeoutMs },
+    'shutting down: no new connections; finishing the requests in flight',
+  );
+  if (!(await closed)) {
+    app.logger.warn(
+      { timeoutMs: config.shutdownTimeoutMs },
+      'requests still in flight at the shutdown deadline were cut off',
+    );
+  }
+  try {
     await app.close();
-    process.exit(0);
-  });
+  } catch (error) {
+    app.logger.error({ err: error }, 'closing the database failed');
+    return exit(1);
+  }
+  app.logger.info('stopped');
+  exit(0);
 }
-process.on('SIGTERM', () => shutdown('SIGTERM'));
-process.on('SIGINT', () => shutdown('SIGINT'));
+
+/**
+ * Exits once the log lines written so far are out: pino writes asynchronously, and the flush it
+ * does at exit can overtake a write still under way, swapping the last lines.
+ */
+function exit(code: number) {
+  app.logger.flush(() => process.exit(code));
+  setTimeout(() => process.exit(code), 1000).unref();
+}
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));

@@ -19,6 +19,7 @@ export interface Database {
   readonly config: DatabaseConfig;
   /** SQL statements sent since start (a monotonic counter: tests and benchmarks read deltas). */
   statementCount(): number;
+  /** Ends the connections; later queries fail. Calling it again waits for the first call. */
   close(): Promise<void>;
 }
 
@@ -52,10 +53,15 @@ export function createAdapterFactory(config: DatabaseConfig): AdapterFactory {
 
 export function openDatabase(config: DatabaseConfig): Database {
   let statements = 0;
+  let closed = false;
+  let closing: Promise<void> | undefined;
   const { factory, close } = createAdapterFactory(config);
-  const adapter = countStatements(factory, () => {
-    statements++;
-  });
+  const adapter = countStatements(
+    refuseWhenClosed(factory, () => closed),
+    () => {
+      statements++;
+    },
+  );
   const prisma =
     config.provider === 'sqlite'
       ? new PrismaClient({ adapter })
@@ -64,11 +70,33 @@ export function openDatabase(config: DatabaseConfig): Database {
     prisma,
     config,
     statementCount: () => statements,
-    close: async () => {
-      await prisma.$disconnect();
-      await close();
+    close: () => {
+      closed = true;
+      closing ??= prisma.$disconnect().then(close);
+      return closing;
     },
   };
+}
+
+/**
+ * Prisma reconnects on the next query after `$disconnect()` (SQLite would simply reopen the file),
+ * so a closed database refuses new connections here instead.
+ */
+function refuseWhenClosed<T extends SqlMigrationAwareDriverAdapterFactory>(
+  factory: T,
+  isClosed: () => boolean,
+): T {
+  return new Proxy(factory, {
+    get(object, property) {
+      const value = Reflect.get(object, property, object);
+      if (typeof value !== 'function') return value;
+      if (property !== 'connect') return value.bind(object);
+      return (...args: unknown[]) => {
+        if (isClosed()) return Promise.reject(new Error('The database has been closed.'));
+        return value.apply(object, args);
+      };
+    },
+  });
 }
 
 /**

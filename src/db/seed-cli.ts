@@ -1,8 +1,29 @@
-/** `npm run db:seed`: migrates the configured database and loads sample data if it is empty. */
+/**
+ * `npm run db:seed [-- --pets N]`: migrates the configured database, loads the sample data if it
+ * is empty, and with `--pets N` tops the pets up to N (batched, with a progress bar on stderr).
+ */
+import { parseArgs } from 'node:util';
 import { loadConfig, loadDotEnv } from '../config.js';
 import { openDatabase } from './client.js';
 import { migrate } from './migrate.js';
+import { createProgressBar } from './progress-bar.js';
 import { seedSampleData } from './seed.js';
+import { seedPets } from './seed-bulk.js';
+
+const maxPets = 10_000_000;
+
+function parsePets(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const pets = Number(value);
+  if (!/^\d+$/.test(value) || pets < 1 || pets > maxPets) {
+    console.error(`--pets must be a whole number from 1 to ${maxPets}, not "${value}".`);
+    process.exit(1);
+  }
+  return pets;
+}
+
+const { values } = parseArgs({ options: { pets: { type: 'string' } } });
+const pets = parsePets(values.pets);
 
 loadDotEnv();
 const config = loadConfig();
@@ -11,8 +32,25 @@ const database = openDatabase(config.database);
 try {
   const seeded = await seedSampleData(database.prisma);
   console.log(
-    seeded ? 'Loaded the sample data.' : 'The database already has data; nothing loaded.',
+    seeded ? 'Loaded the sample data.' : 'The database already has data; no sample data loaded.',
   );
+  if (pets !== undefined) {
+    let bar: ReturnType<typeof createProgressBar> | undefined;
+    const added = await seedPets(database.prisma, pets, {
+      onProgress: (done, toAdd) => {
+        bar ??= createProgressBar(toAdd, 'pets');
+        bar.update(done);
+      },
+    });
+    bar?.finish();
+    console.log(
+      added > 0
+        ? `Added ${added} pets; the database now holds ${pets}.`
+        : `The database already holds at least ${pets} pets; none added.`,
+    );
+  }
 } finally {
   await database.close();
 }
+// Prisma's WASM schema engine leaves a 10 s timer behind after migrating PostgreSQL: don't wait.
+process.exit(0);

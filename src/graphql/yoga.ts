@@ -4,10 +4,15 @@ import type { Limits } from '../config.js';
 import { createContext, type GraphQLContext } from '../context.js';
 import type { Database } from '../db/client.js';
 import type { Viewer } from '../domain/context.js';
+import { renderGraphiQLPage } from '../http/graphiql.js';
 import type { Logger } from '../logger.js';
+import type { AccessLogFields } from '../observability/access-log.js';
+import type { Metrics } from '../observability/metrics.js';
 import { schema } from '../schema/index.js';
 import { createErrorMasker, requestError } from './errors.js';
 import { batchLimit, queryLimits } from './limits.js';
+import { graphqlMetrics } from './metrics.js';
+import { logOperationNames } from './operation-log.js';
 
 /** Adds the contract's codes to GraphQL's own parse and validation errors. */
 const requestErrorCodes: Plugin = {
@@ -26,6 +31,7 @@ const requestErrorCodes: Plugin = {
 };
 
 const exampleQuery = `# Welcome to the Pet Store gateway. Press the run button to try this query.
+# REST API docs: /api/docs
 query AvailablePets {
   pets(first: 5, status: available) {
     totalCount
@@ -49,14 +55,22 @@ export interface YogaOptions {
   database: Database;
   logger: Logger;
   limits: Limits;
+  metrics: Metrics;
 }
 
-export function createGraphQLHandler({ database, logger, limits }: YogaOptions) {
-  return createYoga<{ requestId: string; viewer: Viewer }, GraphQLContext>({
+export function createGraphQLHandler({ database, logger, limits, metrics }: YogaOptions) {
+  return createYoga<
+    { requestId: string; viewer: Viewer; accessLog: AccessLogFields },
+    GraphQLContext
+  >({
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
-    graphiql: { title: 'Pet Store gateway', defaultQuery: exampleQuery },
+    graphiql: {
+      title: 'Pet Store gateway · <a href="/api/docs">REST API docs</a>',
+      defaultQuery: exampleQuery,
+    },
+    renderGraphiQL: renderGraphiQLPage,
     maskedErrors: { maskError: createErrorMasker(logger) },
     logging: {
       debug: (...args) => logger.debug(args),
@@ -71,6 +85,12 @@ export function createGraphQLHandler({ database, logger, limits }: YogaOptions) 
     // stream every body through a counter.
     maxRequestBodySize: false,
     batching: { limit: limits.graphqlBatch },
-    plugins: [batchLimit(limits.graphqlBatch), queryLimits(limits), requestErrorCodes],
+    plugins: [
+      batchLimit(limits.graphqlBatch),
+      queryLimits(limits),
+      requestErrorCodes,
+      logOperationNames(),
+      graphqlMetrics(metrics),
+    ],
   });
 }

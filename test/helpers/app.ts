@@ -31,7 +31,8 @@ export interface TestApp extends App {
 
 /**
  * A fresh app on a database of its own: a new SQLite file, or a new PostgreSQL schema, migrated
- * and empty. Extra environment variables override the defaults; options reach createApp.
+ * and empty. Extra environment variables override the defaults; `options` go to createApp (e.g. a
+ * logger writing where the test reads).
  */
 export async function createTestApp(
   env: Record<string, string> = {},
@@ -75,10 +76,13 @@ export async function createTestApp(
 }
 
 /** One app per test file: created before the tests, closed and deleted after them. */
-export function useTestApp(env: Record<string, string> = {}): () => TestApp {
+export function useTestApp(
+  env: Record<string, string> = {},
+  options: AppOptions = {},
+): () => TestApp {
   let app: TestApp | undefined;
   beforeAll(async () => {
-    if (databaseAvailable) app = await createTestApp(env);
+    if (databaseAvailable) app = await createTestApp(env, options);
   });
   afterAll(async () => {
     await app?.close();

@@ -1,0 +1,15 @@
+import { getOperationAST } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import type { AccessLogFields } from '../observability/access-log.js';
+
+/** Names the executed operations (all of a batch) on the request's access line. */
+export function logOperationNames(): Plugin<{ accessLog?: AccessLogFields }> {
+  return {
+    onExecute({ args }) {
+      const fields = args.contextValue.accessLog;
+      if (!fields) return;
+      const name = getOperationAST(args.document, args.operationName)?.name?.value ?? 'Anonymous';
+      fields.operation = fields.operation ? `${fields.operation},${name}` : name;
+    },
+  };
+}

@@ -1,0 +1,51 @@
+import type { Context, MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../app.js';
+import type { Logger } from '../logger.js';
+import { requestContext } from './request-context.js';
+import { requestIdFrom } from './request-id.js';
+
+/** What an edge adds to its request's access line (GraphQL: the operation names). */
+export interface AccessLogFields {
+  operation?: string;
+}
+
+function setResponseHeader(c: Context, name: string, value: string) {
+  try {
+    c.res.headers.set(name, value);
+  } catch {
+    // Some responses have immutable headers; copy them into a new response.
+    c.res = new Response(c.res.body, c.res);
+    c.res.headers.set(name, value);
+  }
+}
+
+/**
+ * Gives each request its id (a sane incoming `X-Request-Id`, else a new one), echoes it on the
+ * response, and writes one JSON access line when the response is ready. Only the method, the path
+ * (never the query string), the operation name, the status, the duration and the token subject
+ * are logged: no headers, so no tokens.
+ */
+export function accessLog(logger: Logger): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const started = performance.now();
+    const requestId = requestIdFrom(c.req.header('x-request-id'));
+    const fields: AccessLogFields = {};
+    c.set('requestId', requestId);
+    c.set('accessLog', fields);
+    // Every line logged while serving the request carries its id (see createLogger).
+    await requestContext.run({ requestId }, next);
+    setResponseHeader(c, 'X-Request-Id', requestId);
+    const status = c.res.status;
+    const line = {
+      requestId,
+      method: c.req.method,
+      path: c.req.path,
+      operation: fields.operation,
+      status,
+      durationMs: Math.round((performance.now() - started) * 10) / 10,
+      subject: c.get('viewer')?.subject,
+    };
+    if (status >= 500) logger.error(line, 'request');
+    else logger.info(line, 'request');
+  };
+}

@@ -1,0 +1,49 @@
+import { Hono } from 'hono';
+import type { AppEnv } from '../app.js';
+import type { Database } from '../db/client.js';
+import type { ErrorBody } from '../domain/errors.js';
+import type { Logger } from '../logger.js';
+
+/** A database that does not answer within this time counts as unreachable. */
+const readinessTimeoutMs = 2000;
+
+async function ping(database: Database): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`no answer within ${readinessTimeoutMs} ms`)),
+      readinessTimeoutMs,
+    );
+  });
+  try {
+    await Promise.race([database.prisma.$queryRaw`SELECT 1`, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const noStore = { 'Cache-Control': 'no-store' };
+
+/**
+ * `/health/live`: the process runs. `/health/ready`: the database answers a trivial query, else
+ * 503 `UNAVAILABLE` (orchestrators stop routing traffic here until it answers again).
+ */
+export function healthRoutes(database: Database, logger: Logger) {
+  const routes = new Hono<AppEnv>();
+  routes.get('/health/live', (c) => c.json({ status: 'ok' }, 200, noStore));
+  routes.get('/health/ready', async (c) => {
+    try {
+      await ping(database);
+      return c.json({ status: 'ok', checks: { database: 'ok' } }, 200, noStore);
+    } catch (error) {
+      logger.warn({ err: error }, 'not ready: the database cannot be reached');
+      const body: ErrorBody = {
+        code: 'UNAVAILABLE',
+        message: 'The database cannot be reached; try again later.',
+        status: 503,
+      };
+      return c.json(body, 503, noStore);
+    }
+  });
+  return routes;
+}

@@ -1,0 +1,37 @@
+import type { MiddlewareHandler } from 'hono';
+import { routePath } from 'hono/route';
+import type { AppEnv } from '../app.js';
+import type { Metrics } from './metrics.js';
+
+const knownMethods = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/**
+ * The route pattern that answered (`/api/pets/{petId}`), not the path, so that ids do not become
+ * label values. Requests that no route answered share one value.
+ */
+function routeLabel(pattern: string, status: number): string {
+  if (pattern === '' || (status === 404 && pattern.endsWith('*'))) return 'unmatched';
+  return pattern.replace(/:(\w+)(\{[^}]*\})?/g, '{$1}');
+}
+
+/**
+ * Counts and times every request by route pattern and status, and counts calls answered with a
+ * `Deprecation` header (RFC 9745) per client. Registered first, it sees routes mounted later too.
+ */
+export function httpMetrics(metrics: Metrics): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const started = performance.now();
+    await next();
+    const seconds = (performance.now() - started) / 1000;
+    const method = knownMethods.has(c.req.method) ? c.req.method : 'other';
+    // After next(), the route index points at the handler that answered.
+    const route = routeLabel(routePath(c), c.res.status);
+    const labels = { method, route, status: String(c.res.status) };
+    metrics.httpRequests.inc(labels);
+    metrics.httpDuration.observe(labels, seconds);
+    if (c.res.headers.has('deprecation')) {
+      const client = metrics.client(c.get('viewer')?.subject, c.req.header('user-agent'));
+      metrics.deprecatedCalls.inc({ api: 'rest', operation: `${method} ${route}`, client });
+    }
+  };
+}

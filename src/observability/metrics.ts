@@ -1,0 +1,61 @@
+import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import type { Database } from '../db/client.js';
+import { BoundedLabel } from './bounded-label.js';
+
+type HttpLabels = 'method' | 'route' | 'status';
+
+/** The app's Prometheus metrics, in a registry of its own (several apps can share a process). */
+export interface Metrics {
+  readonly registry: Registry;
+  readonly httpRequests: Counter<HttpLabels>;
+  readonly httpDuration: Histogram<HttpLabels>;
+  /** Calls to deprecated REST routes (`api="rest"`) and GraphQL fields (`api="graphql"`). */
+  readonly deprecatedCalls: Counter<'api' | 'operation' | 'client'>;
+  /** GraphQL operation names as a bounded label value. */
+  operationName(name: string | undefined): string;
+  /** Who is calling, as a bounded label value: the token subject, else the User-Agent. */
+  client(subject: string | undefined, userAgent: string | null | undefined): string;
+}
+
+export function createMetrics(database: Database): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+
+  let reportedStatements = 0;
+  new Counter({
+    name: 'petstore_db_statements_total',
+    help: 'SQL statements sent to the database',
+    registers: [registry],
+    collect() {
+      const count = database.statementCount();
+      this.inc(count - reportedStatements);
+      reportedStatements = count;
+    },
+  });
+
+  const clients = new BoundedLabel(200);
+  const operationNames = new BoundedLabel(200);
+  return {
+    registry,
+    httpRequests: new Counter({
+      name: 'http_requests_total',
+      help: 'HTTP requests by method, route pattern and status',
+      labelNames: ['method', 'route', 'status'],
+      registers: [registry],
+    }),
+    httpDuration: new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'Time to answer an HTTP request (until the response headers), by method, route pattern and status',
+      labelNames: ['method', 'route', 'status'],
+      registers: [registry],
+    }),
+    deprecatedCalls: new Counter({
+      name: 'petstore_deprecated_calls_total',
+      help: 'Calls to deprecated REST routes and GraphQL fields, by client (token subject, else User-Agent)',
+      labelNames: ['api', 'operation', 'client'],
+      registers: [registry],
+    }),
+    operationName: (name) => operationNames.value(name, 'Anonymous'),
+    client: (subject, userAgent) => clients.value(subject ?? userAgent),
+  };
+}

@@ -1,0 +1,39 @@
+import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { database } from './app.js';
+
+export const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
+
+/** tsx's command line, run with this Node: `node <tsx> src/…` is what the npm scripts run. */
+export const tsx = createRequire(import.meta.url).resolve('tsx/cli');
+
+/**
+ * A fresh database of the test project's kind for a child process (server, CLI): a SQLite file
+ * or a PostgreSQL schema, created by whoever migrates it first. `drop()` deletes it.
+ */
+export function childDatabase() {
+  const name = `srv_${randomBytes(6).toString('hex')}`;
+  if (database === 'sqlite') {
+    const file = join(tmpdir(), `petstore-${name}.db`);
+    return {
+      url: `file:${file}`,
+      drop: () => Promise.all(['', '-wal', '-shm'].map((end) => rm(file + end, { force: true }))),
+    };
+  }
+  const postgresUrl = inject('postgresUrl') ?? '';
+  return {
+    url: `${postgresUrl}${postgresUrl.includes('?') ? '&' : '?'}schema=${name}`,
+    drop: async () => {
+      const client = new pg.Client({ connectionString: postgresUrl });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS "${name}" CASCADE`);
+      await client.end();
+    },
+  };
+}
