@@ -7,6 +7,7 @@ import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { PrismaClient as PostgresPrismaClient } from '../generated/postgresql/client.js';
 import { PrismaClient } from '../generated/sqlite/client.js';
+import { DatabaseClosedError } from './unreachable.js';
 
 /**
  * The Prisma client type used across the code base. Both variants have the same API; the code is
@@ -92,7 +93,7 @@ function refuseWhenClosed<T extends SqlMigrationAwareDriverAdapterFactory>(
       if (typeof value !== 'function') return value;
       if (property !== 'connect') return value.bind(object);
       return (...args: unknown[]) => {
-        if (isClosed()) return Promise.reject(new Error('The database has been closed.'));
+        if (isClosed()) return Promise.reject(new DatabaseClosedError());
         return value.apply(object, args);
       };
     },

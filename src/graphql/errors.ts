@@ -1,4 +1,5 @@
 import { GraphQLError } from 'graphql';
+import { isDatabaseUnreachable, unavailableMessage } from '../db/unreachable.js';
 import { DomainError, type ErrorCode, errorStatus } from '../domain/errors.js';
 import { WWW_AUTHENTICATE } from '../http/authenticate.js';
 import type { Logger } from '../logger.js';
@@ -55,6 +56,10 @@ export function createErrorMasker(logger: Logger) {
       if (original instanceof DomainError) return domainError(error, original);
       if (original instanceof GraphQLError) return maskError(original);
       if (!original) return error.extensions.code ? error : variableError(error);
+      if (isDatabaseUnreachable(original)) {
+        logger.warn({ err: original, path: error.path }, 'the database cannot be reached');
+        return withCode(error, 'UNAVAILABLE', unavailableMessage);
+      }
       logger.error({ err: original, path: error.path }, 'unexpected error in a resolver');
       return withCode(error, 'INTERNAL', 'Unexpected error; it has been logged.');
     }

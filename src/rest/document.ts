@@ -37,6 +37,7 @@ const codeMeanings: Partial<Record<ErrorCode, string>> = {
   FORBIDDEN: 'the token does not grant the scope this operation needs',
   RATE_LIMITED: 'over the per-client rate limit; retry after `Retry-After` seconds',
   TIMEOUT: 'the request ran past its time limit',
+  UNAVAILABLE: 'the database cannot be reached; try again later',
 };
 
 const reasons: Record<number, string> = {
@@ -63,6 +64,7 @@ const everyOperation: readonly ErrorCode[] = [
   'UNAUTHENTICATED',
   'RATE_LIMITED',
   'INTERNAL',
+  'UNAVAILABLE',
   'TIMEOUT',
 ];
 

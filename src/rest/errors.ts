@@ -1,6 +1,7 @@
 import type { Context, ErrorHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppEnv } from '../app.js';
+import { isDatabaseUnreachable, unavailableMessage } from '../db/unreachable.js';
 import { DomainError, type ErrorBody, errorStatus } from '../domain/errors.js';
 import { WWW_AUTHENTICATE } from '../http/authenticate.js';
 import type { Logger } from '../logger.js';
@@ -14,6 +15,10 @@ import { sendJson } from './respond.js';
 export function restErrorHandler(logger: Logger): ErrorHandler<AppEnv> {
   return (error, c) => {
     if (error instanceof DomainError) return sendError(c, error.toBody());
+    if (isDatabaseUnreachable(error)) {
+      logger.warn({ err: error, requestId: c.get('requestId') }, 'the database cannot be reached');
+      return sendError(c, new DomainError('UNAVAILABLE', unavailableMessage).toBody());
+    }
     logger.error(
       { err: error, requestId: c.get('requestId'), method: c.req.method, path: c.req.path },
       'unexpected error in a REST handler',

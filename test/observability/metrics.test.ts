@@ -278,3 +278,26 @@ describeDb('deprecated calls per client', () => {
     ).toHaveLength(3);
   });
 });
+
+describeDb('deprecated calls on the real REST route', () => {
+  const app = useTestApp({ PET_BY_ID_SUNSET: '2999-01-01T00:00:00Z' });
+
+  it('counts GET /api/pets/{petId} per client', async () => {
+    const { makePet } = await import('../helpers/factories.js');
+    const pet = await makePet(app());
+    const response = await app().fetch(
+      new Request(`http://petstore.test/api/pets/${pet.id}`, {
+        headers: { 'user-agent': 'legacy-app/7' },
+      }),
+    );
+    expect(response.headers.get('deprecation')).toBe('@1795219200');
+    const samples = await scrape(app());
+    expect(
+      sampleValue(samples, 'petstore_deprecated_calls_total', {
+        api: 'rest',
+        operation: 'GET /api/pets/{petId}',
+        client: 'legacy-app/7',
+      }),
+    ).toBe(1);
+  });
+});
