@@ -64,11 +64,12 @@ function clientAddress(c: Context): string {
 /** Opens and migrates the database (seeding an empty one when configured) and builds the handler. */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const logger = options.logger ?? createLogger(config.logLevel);
+  // First: in production a missing secret must stop the start before anything is touched.
+  const auth = resolveAuthSettings(config.auth, config.production);
   await migrate(config.database);
   const database = openDatabase(config.database);
   if (config.seed && (await seedSampleData(database.prisma))) logger.info('loaded the sample data');
 
-  const auth = resolveAuthSettings(config.auth, config.production);
   const metrics = createMetrics(database);
   const graphql = createGraphQLHandler({ database, logger, limits: config.limits, metrics });
   const app = new Hono<AppEnv>();

@@ -1,22 +1,11 @@
 import { expect, it } from 'vitest';
 import { describeDb, useTestApp } from '../helpers/app.js';
-import { withAuthorization } from '../helpers/client.js';
+import { type Client, withAuthorization } from '../helpers/client.js';
+import { graphqlRequest } from '../helpers/graphql.js';
 import { expectError, rest } from '../helpers/rest.js';
 
-type Client = { fetch(request: Request): Promise<Response>; authorization?: string };
-
 function postGraphQL(app: Client, body: unknown, headers: Record<string, string> = {}) {
-  return app.fetch(
-    new Request('http://petstore.test/graphql', {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/graphql-response+json',
-        ...headers,
-      },
-      body: JSON.stringify(body),
-    }),
-  );
+  return app.fetch(graphqlRequest(body, headers));
 }
 
 /** `inventory { pet { inventory { pet { … } } } }`: a valid query `levels` fields deep. */

@@ -1,25 +1,16 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import {
-  type Browser,
   describeBrowser,
   foreignRequests,
-  openBrowser,
   saveScreenshot,
+  useServerAndBrowser,
 } from '../helpers/browser.js';
-import { type ServerProcess, startServer } from '../helpers/server.js';
 
 describeBrowser('REST docs in Chromium', { timeout: 60_000 }, () => {
-  let server: ServerProcess;
-  let browser: Browser;
-  beforeAll(async () => {
-    [server, browser] = await Promise.all([startServer(), openBrowser()]);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+  const started = useServerAndBrowser();
 
   it('/api/docs renders Swagger UI from the app’s own assets and asks for /api/openapi.json', async () => {
+    const { server, browser } = started();
     const page = await browser.context.newPage();
     const foreign = foreignRequests(page, server.url);
     const documentRequest = page.waitForRequest(`${server.url}/api/openapi.json`);
@@ -30,6 +21,7 @@ describeBrowser('REST docs in Chromium', { timeout: 60_000 }, () => {
   });
 
   it('shows GET /pets/{petId} marked deprecated', async () => {
+    const { server, browser } = started();
     const document = await fetch(`${server.url}/api/openapi.json`);
     expect(document.status, 'GET /api/openapi.json, served by the REST façade').toBe(200);
     const page = await browser.context.newPage();

@@ -1,25 +1,16 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import {
-  type Browser,
   describeBrowser,
   foreignRequests,
-  openBrowser,
   saveScreenshot,
+  useServerAndBrowser,
 } from '../helpers/browser.js';
-import { type ServerProcess, startServer } from '../helpers/server.js';
 
 describeBrowser('GraphiQL in Chromium', { timeout: 60_000 }, () => {
-  let server: ServerProcess;
-  let browser: Browser;
-  beforeAll(async () => {
-    [server, browser] = await Promise.all([startServer(), openBrowser()]);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
+  const started = useServerAndBrowser();
 
   it('opens at /graphql, runs the example query and shows the result, all from the app itself', async () => {
+    const { server, browser } = started();
     const page = await browser.context.newPage();
     const foreign = foreignRequests(page, server.url);
     await page.goto(`${server.url}/graphql`);

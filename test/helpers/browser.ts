@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
-import { describe } from 'vitest';
+import { afterAll, beforeAll, describe } from 'vitest';
 import { database, databaseAvailable } from './app.js';
+import { type ServerProcess, startServer } from './server.js';
 
 /** Debian's Chromium (`apt-get install chromium`); never a browser download. */
 export const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -66,4 +67,24 @@ export async function saveScreenshot(page: Page, name: string): Promise<string> 
   const path = join(screenshots, `${database}-${name}.png`);
   await page.screenshot({ path, fullPage: true });
   return path;
+}
+
+/**
+ * Starts the real server and Chromium before a file's tests and stops both after them; the tests
+ * read them through the returned function.
+ */
+export function useServerAndBrowser(): () => { server: ServerProcess; browser: Browser } {
+  let server: ServerProcess | undefined;
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([startServer(), openBrowser()]);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+  return () => {
+    if (!server || !browser) throw new Error('the server or the browser did not start');
+    return { server, browser };
+  };
 }

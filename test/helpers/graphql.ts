@@ -56,3 +56,16 @@ export async function graphql<Data, Variables>(
 export function errorCodes(response: GraphQLResponse<unknown>): string[] {
   return (response.errors ?? []).map((error) => error.extensions.code);
 }
+
+/** A raw POST /graphql request, for tests of the HTTP layer rather than of one operation. */
+export function graphqlRequest(body: unknown, headers: Record<string, string> = {}): Request {
+  return new Request('http://petstore.test/graphql', {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/graphql-response+json',
+      ...headers,
+    },
+    body: JSON.stringify(body),
+  });
+}

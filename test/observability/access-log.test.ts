@@ -1,22 +1,12 @@
 import { expect, it } from 'vitest';
 import { createTestApp, describeDb, useTestApp } from '../helpers/app.js';
+import { graphqlRequest as postGraphQL } from '../helpers/graphql.js';
 import { captureLogs } from '../helpers/logs.js';
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const get = (path: string, headers: Record<string, string> = {}) =>
   new Request(`http://petstore.test${path}`, { headers });
-
-const postGraphQL = (body: unknown, headers: Record<string, string> = {}) =>
-  new Request('http://petstore.test/graphql', {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/graphql-response+json',
-      ...headers,
-    },
-    body: JSON.stringify(body),
-  });
 
 describeDb('access log', () => {
   const logs = captureLogs();
