@@ -5,16 +5,12 @@ import { DomainError } from './errors.js';
 export const scopes = ['pets:write', 'orders:read', 'orders:write', 'inventory:write'] as const;
 export type Scope = (typeof scopes)[number];
 
-export function hasScope(viewer: Viewer, scope: Scope): boolean {
-  return viewer.scopes.has(scope);
-}
-
 /**
  * Lets the call through when the viewer holds `scope`. Anonymous callers get UNAUTHENTICATED (they
  * should send a token), authenticated ones without the scope get FORBIDDEN.
  */
 export function requireScope(viewer: Viewer, scope: Scope): void {
-  if (hasScope(viewer, scope)) return;
+  if (viewer.scopes.has(scope)) return;
   if (!viewer.authenticated) {
     throw new DomainError(
       'UNAUTHENTICATED',
