@@ -31,8 +31,10 @@ export const listOrders = defineRoute(
   },
   async (c, { query }, { domain }) => {
     const filter = { petId: query.petId, complete: queryBoolean(query.complete, 'complete') };
-    const rows = await orders.listOrders(domain, filter, pageOf(query));
-    const total = await orders.countOrders(domain, filter);
+    const [rows, total] = await Promise.all([
+      orders.listOrders(domain, filter, pageOf(query)),
+      orders.countOrders(domain, filter),
+    ]);
     return sendPage(c, rows.map(presentOrder), total);
   },
 );

@@ -37,9 +37,10 @@ export const listPets = defineRoute(
   },
   async (c, { query }, { domain }) => {
     const filter = { status: query.status, categoryId: query.categoryId };
-    const pageOfPets = pageOf(query);
-    const rows = await pets.listPets(domain, filter, pageOfPets);
-    const total = await pets.countPets(domain, filter);
+    const [rows, total] = await Promise.all([
+      pets.listPets(domain, filter, pageOf(query)),
+      pets.countPets(domain, filter),
+    ]);
     return sendPage(c, rows.map(presentPet), total);
   },
 );
