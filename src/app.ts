@@ -7,8 +7,7 @@ import { type Database, openDatabase } from './db/client.js';
 import { migrate } from './db/migrate.js';
 import { seedSampleData } from './db/seed.js';
 import type { Viewer } from './domain/context.js';
-import { DomainError, errorStatus } from './domain/errors.js';
-import { graphqlErrorResponse } from './graphql/http-errors.js';
+import { DomainError } from './domain/errors.js';
 import { createGraphQLHandler } from './graphql/yoga.js';
 import { authenticate } from './http/authenticate.js';
 import { bodyTooLargeMessage, limitBody } from './http/body-limit.js';
@@ -107,20 +106,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     }),
   );
   app.all('/graphql', (c) =>
-    graphqlErrorResponse(c, 'METHOD_NOT_ALLOWED', `${c.req.method} is not allowed on /graphql`, {
-      allow: 'GET, POST, OPTIONS',
-    }),
+    errorResponse(
+      c,
+      new DomainError('METHOD_NOT_ALLOWED', `${c.req.method} is not allowed on /graphql`),
+      { allow: 'GET, POST, OPTIONS' },
+    ),
   );
   app.route(REST_BASE_PATH, createRestApi({ database, config, logger }));
   app.notFound((c) =>
-    c.json(
-      {
-        code: 'NOT_FOUND',
-        message: `No route ${c.req.method} ${c.req.path}`,
-        status: errorStatus.NOT_FOUND,
-      },
-      404,
-    ),
+    errorResponse(c, new DomainError('NOT_FOUND', `No route ${c.req.method} ${c.req.path}`)),
   );
 
   return {

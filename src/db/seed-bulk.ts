@@ -1,4 +1,5 @@
 import type { Db } from './client.js';
+import { sampleStatus } from './seed.js';
 
 const names = [
   'Rex',
@@ -32,12 +33,11 @@ export interface SeedPetsOptions {
 
 /** The n-th generated pet: a deterministic mix, like the sample data (mostly available). */
 function petRow(n: number, categoryIds: bigint[]) {
-  const status = n % 11 === 0 ? 'pending' : n % 13 === 0 ? 'sold' : 'available';
   return {
     name: `${names[n % names.length]} ${n}`,
     categoryId: categoryIds[n % categoryIds.length] as bigint,
-    status,
-  } as const;
+    status: sampleStatus(n),
+  };
 }
 
 /**

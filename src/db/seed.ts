@@ -1,3 +1,4 @@
+import type { PetStatus } from '../domain/pets.js';
 import type { Db } from './client.js';
 
 const categories = [
@@ -16,6 +17,11 @@ const names: Record<string, string[]> = {
   Reptiles: ['Spike', 'Shelly', 'Iggy', 'Slinky', 'Gecko', 'Rango'],
 };
 
+/** The n-th sample pet's status: a deterministic mix, mostly available, a few pending or sold. */
+export function sampleStatus(n: number): PetStatus {
+  return n % 11 === 0 ? 'pending' : n % 13 === 0 ? 'sold' : 'available';
+}
+
 /**
  * Loads the sample data into an empty database and returns true; leaves a database that already
  * has categories untouched and returns false, so running it twice changes nothing.
@@ -31,7 +37,7 @@ export async function seedSampleData(db: Db): Promise<boolean> {
       for (const name of names[category.name] ?? []) {
         n++;
         // A deterministic mix: most pets in stock, a few pending or sold out.
-        const status = n % 11 === 0 ? 'pending' : n % 13 === 0 ? 'sold' : 'available';
+        const status = sampleStatus(n);
         const quantity = status === 'sold' ? 0 : ((n * 7) % 25) + 1;
         const pet = await tx.pet.create({
           data: { name, categoryId, status, inventory: { create: { quantity } } },
