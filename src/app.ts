@@ -32,6 +32,8 @@ export interface AppEnv {
     viewer: Viewer;
     /** Fields an edge adds to the request's access log line. */
     accessLog: AccessLogFields;
+    /** Aborted when the request runs past its time limit: work for it should stop. */
+    signal: AbortSignal;
   };
 }
 
@@ -103,6 +105,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       requestId: c.get('requestId'),
       viewer: c.get('viewer'),
       accessLog: c.get('accessLog'),
+      signal: c.get('signal'),
     }),
   );
   app.all('/graphql', (c) =>

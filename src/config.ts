@@ -36,6 +36,8 @@ export interface Limits {
   readonly graphqlTokens: number;
   readonly graphqlCost: number;
   readonly graphqlBatch: number;
+  /** List items one request may resolve: the backstop behind the cost limit. */
+  readonly graphqlListItems: number;
 }
 
 export class ConfigError extends Error {
@@ -99,6 +101,7 @@ const envSchema = z.object({
   GRAPHQL_MAX_TOKENS: positiveInt(2000),
   GRAPHQL_MAX_COST: positiveInt(5000),
   GRAPHQL_MAX_BATCH: positiveInt(10),
+  GRAPHQL_MAX_LIST_ITEMS: positiveInt(2000),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
       message: 'must be one of fatal, error, warn, info, debug, trace, silent',
@@ -159,6 +162,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       graphqlTokens: vars.GRAPHQL_MAX_TOKENS,
       graphqlCost: vars.GRAPHQL_MAX_COST,
       graphqlBatch: vars.GRAPHQL_MAX_BATCH,
+      graphqlListItems: vars.GRAPHQL_MAX_LIST_ITEMS,
     }),
     shutdownTimeoutMs: vars.SHUTDOWN_TIMEOUT_MS,
   });

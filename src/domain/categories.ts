@@ -31,6 +31,10 @@ export function listCategories(ctx: DomainContext, query: Query = {}) {
   return ctx.db.category.findMany({ ...query, orderBy: { id: 'asc' } });
 }
 
+export function countCategories(ctx: DomainContext) {
+  return ctx.db.category.count();
+}
+
 export async function requireCategory(ctx: DomainContext, rawId: unknown) {
   const category = await getCategory(ctx, rawId);
   if (!category) throw new DomainError('CATEGORY_NOT_FOUND', `Category ${rawId} does not exist`);

@@ -1,22 +1,33 @@
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
-import type { GraphQLError } from 'graphql';
-import { createGraphQLError, type Plugin } from 'graphql-yoga';
+import { type DocumentNode, type GraphQLError, type GraphQLSchema, parse } from 'graphql';
+import { createGraphQLError, type GraphQLParams, type Plugin } from 'graphql-yoga';
 import type { Limits } from '../config.js';
 import { errorStatus } from '../domain/errors.js';
+import { operationCost } from './cost.js';
+
+const tooComplexExtensions = {
+  code: 'QUERY_TOO_COMPLEX',
+  status: errorStatus.QUERY_TOO_COMPLEX,
+  // A request error: 400, whatever the Accept header (GraphQL over HTTP).
+  http: { status: 400 },
+};
+
+function tooComplex(message: string) {
+  return createGraphQLError(message, { extensions: tooComplexExtensions });
+}
 
 /**
  * Marks an armor rejection with the contract's code before armor throws it from validation; `http`
  * makes it a 400 request error like any other invalid document.
  */
-function tooComplex(_context: unknown, error: GraphQLError) {
+function markTooComplex(_context: unknown, error: GraphQLError) {
   Object.assign(error.extensions, {
-    code: 'QUERY_TOO_COMPLEX',
-    status: errorStatus.QUERY_TOO_COMPLEX,
+    ...tooComplexExtensions,
     http: { status: 400, spec: true },
   });
 }
 
-const onReject = [tooComplex];
+const onReject = [markTooComplex];
 
 /** More operations in one batched request than allowed: QUERY_TOO_COMPLEX, before any runs. */
 export function batchLimit(limit: number): Plugin {
@@ -24,28 +35,115 @@ export function batchLimit(limit: number): Plugin {
     onRequestParse: () => ({
       onRequestParseDone({ requestParserResult }) {
         if (Array.isArray(requestParserResult) && requestParserResult.length > limit) {
-          throw createGraphQLError(`A batch may hold at most ${limit} operations`, {
-            extensions: {
-              code: 'QUERY_TOO_COMPLEX',
-              status: errorStatus.QUERY_TOO_COMPLEX,
-              http: { status: 400 },
-            },
-          });
+          throw tooComplex(`A batch may hold at most ${limit} operations`);
         }
       },
     }),
   };
 }
 
-/** Depth, alias, token and cost limits (graphql-armor, its default cost weights). */
+/** Depth, alias, token and directive limits (graphql-armor). The cost limit is `costLimit`. */
 export function queryLimits(limits: Limits): Plugin {
   return EnvelopArmorPlugin({
     maxDepth: { n: limits.graphqlDepth, onReject },
     maxAliases: { n: limits.graphqlAliases, onReject },
     maxTokens: { n: limits.graphqlTokens, onReject },
-    costLimit: { maxCost: limits.graphqlCost, onReject },
+    costLimit: { enabled: false },
     maxDirectives: { onReject },
     // Suggestions help explorers in GraphiQL; the schema is public anyway.
     blockFieldSuggestion: { enabled: false },
   }) as Plugin;
+}
+
+export interface CostLimitOptions {
+  schema: GraphQLSchema;
+  maxCost: number;
+  maxTokens: number;
+  /** How to count the real size of each unpaged list, by schema coordinate (`Query.categories`). */
+  unpagedLists: Record<string, () => Promise<number>>;
+}
+
+/** Parsed documents by text, so that the cost rule parses a repeated query once. */
+class DocumentCache {
+  readonly #documents = new Map<string, DocumentNode | null>();
+  constructor(
+    private readonly maxTokens: number,
+    private readonly capacity = 1000,
+  ) {}
+
+  /** The document, or null when it does not parse (Yoga reports that error itself). */
+  get(query: string): DocumentNode | null {
+    let document = this.#documents.get(query);
+    if (document === undefined) {
+      try {
+        document = parse(query, { noLocation: true, maxTokens: this.maxTokens });
+      } catch {
+        document = null;
+      }
+      if (this.#documents.size >= this.capacity)
+        this.#documents.delete(this.#documents.keys().next().value as string);
+      this.#documents.set(query, document);
+    }
+    return document;
+  }
+}
+
+/**
+ * The cost limit, evaluated with the request's real variable values before anything runs: every
+ * page size counts however it is spelled, and a batch costs the sum of its operations (see
+ * `operationCost`). Over the limit the whole request is QUERY_TOO_COMPLEX.
+ */
+export function costLimit({ schema, maxCost, maxTokens, unpagedLists }: CostLimitOptions): Plugin {
+  const documents = new DocumentCache(maxTokens);
+  return {
+    onRequestParse: () => ({
+      async onRequestParseDone({ requestParserResult }) {
+        const operations = Array.isArray(requestParserResult)
+          ? requestParserResult
+          : [requestParserResult];
+        const sizes = new Map<string, number>();
+        const requestCost = () => {
+          const unknownSizes = new Set<string>();
+          const listSize = (coordinate: string) => {
+            const size = sizes.get(coordinate);
+            if (size === undefined && coordinate in unpagedLists) unknownSizes.add(coordinate);
+            return size;
+          };
+          let cost = 0;
+          for (const params of operations) cost += paramsCost(params, listSize);
+          return { cost, unknownSizes };
+        };
+        const paramsCost = (params: GraphQLParams, listSize: (c: string) => number | undefined) => {
+          const document = typeof params.query === 'string' ? documents.get(params.query) : null;
+          if (!document) return 0;
+          const variables = isRecord(params.variables) ? params.variables : {};
+          return operationCost({
+            schema,
+            document,
+            operationName: typeof params.operationName === 'string' ? params.operationName : null,
+            variables,
+            listSize,
+          });
+        };
+
+        let { cost, unknownSizes } = requestCost();
+        if (unknownSizes.size > 0) {
+          // Counted only for the requests that ask for an unpaged list.
+          for (const coordinate of unknownSizes)
+            sizes.set(coordinate, await (unpagedLists[coordinate] as () => Promise<number>)());
+          ({ cost } = requestCost());
+        }
+        if (cost > maxCost) {
+          throw tooComplex(
+            `This request could return about ${cost} fields, more than the limit of ${maxCost}; ` +
+              'ask for smaller pages (first) or fewer nested lists',
+          );
+        }
+      },
+    }),
+  };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

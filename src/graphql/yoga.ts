@@ -3,16 +3,29 @@ import { createYoga, type Plugin } from 'graphql-yoga';
 import type { Limits } from '../config.js';
 import { createContext, type GraphQLContext } from '../context.js';
 import type { Database } from '../db/client.js';
+import { countCategories } from '../domain/categories.js';
 import type { Viewer } from '../domain/context.js';
+import { anonymous } from '../domain/context.js';
 import { renderGraphiQLPage } from '../http/graphiql.js';
 import type { Logger } from '../logger.js';
 import type { AccessLogFields } from '../observability/access-log.js';
 import type { Metrics } from '../observability/metrics.js';
 import { schema } from '../schema/index.js';
 import { createErrorMasker, requestError } from './errors.js';
-import { batchLimit, queryLimits } from './limits.js';
+import { batchLimit, costLimit, queryLimits } from './limits.js';
+import { ListItemBudget } from './list-items.js';
 import { graphqlMetrics } from './metrics.js';
 import { logOperationNames } from './operation-log.js';
+
+/** Hands the request's time-limit signal to execution: an abandoned request stops resolving. */
+const executionSignal: Plugin<{ signal?: AbortSignal }> = {
+  onExecute({ args }) {
+    (args as { signal?: AbortSignal }).signal = args.contextValue.signal;
+  },
+  onSubscribe({ args }) {
+    (args as { signal?: AbortSignal }).signal = args.contextValue.signal;
+  },
+};
 
 /** Adds the contract's codes to GraphQL's own parse and validation errors. */
 const requestErrorCodes: Plugin = {
@@ -59,8 +72,18 @@ export interface YogaOptions {
 }
 
 export function createGraphQLHandler({ database, logger, limits, metrics }: YogaOptions) {
+  // One budget per HTTP request: the operations of a batch share it.
+  const listItemBudgets = new WeakMap<Request, ListItemBudget>();
+  const listItemsOf = (request: Request) => {
+    let budget = listItemBudgets.get(request);
+    if (!budget) {
+      budget = new ListItemBudget(limits.graphqlListItems);
+      listItemBudgets.set(request, budget);
+    }
+    return budget;
+  };
   return createYoga<
-    { requestId: string; viewer: Viewer; accessLog: AccessLogFields },
+    { requestId: string; viewer: Viewer; accessLog: AccessLogFields; signal: AbortSignal },
     GraphQLContext
   >({
     schema,
@@ -79,7 +102,8 @@ export function createGraphQLHandler({ database, logger, limits, metrics }: Yoga
       // Unexpected errors are logged once, with their path, by the error masker.
       error: (...args) => logger.debug(args),
     },
-    context: ({ requestId, viewer }) => createContext(database, requestId, viewer),
+    context: ({ requestId, viewer, request }) =>
+      createContext(database, requestId, viewer, listItemsOf(request)),
     fetchAPI: { Response: LateBoundResponse as unknown as typeof Response },
     // The app limits bodies before Yoga runs (src/http/body-limit.ts): Yoga's own limit would
     // stream every body through a counter.
@@ -88,6 +112,15 @@ export function createGraphQLHandler({ database, logger, limits, metrics }: Yoga
     plugins: [
       batchLimit(limits.graphqlBatch),
       queryLimits(limits),
+      costLimit({
+        schema,
+        maxCost: limits.graphqlCost,
+        maxTokens: limits.graphqlTokens,
+        unpagedLists: {
+          'Query.categories': () => countCategories({ db: database.prisma, viewer: anonymous }),
+        },
+      }),
+      executionSignal,
       requestErrorCodes,
       logOperationNames(),
       graphqlMetrics(metrics),

@@ -19,5 +19,4 @@ export function errorResponse(
 
 const defaultMessages: Partial<Record<ErrorCode, string>> = {
   RATE_LIMITED: 'Too many requests; wait for Retry-After seconds and try again',
-  TIMEOUT: 'The request took longer than the time limit and was abandoned',
 };

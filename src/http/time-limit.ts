@@ -1,13 +1,18 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../app.js';
+import { DomainError } from '../domain/errors.js';
 import { errorResponse } from './error-response.js';
 
 /**
- * Answers 503 TIMEOUT when a request runs past `ms`. The work itself is not cancelled (a database
- * statement cannot be interrupted from here); transactions have their own limit of the same length.
+ * Answers 503 TIMEOUT when a request runs past `ms`, and aborts the request's `signal` so that
+ * the work stops too: GraphQL execution ends at the next field, and nothing new is started for a
+ * client that has been answered. A statement already sent to the database runs to its end (on
+ * PostgreSQL, `statement_timeout` bounds it).
  */
 export function timeLimit(ms: number): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
+    const controller = new AbortController();
+    c.set('signal', controller.signal);
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<'expired'>((resolve) => {
       timer = setTimeout(() => resolve('expired'), ms);
@@ -15,9 +20,15 @@ export function timeLimit(ms: number): MiddlewareHandler<AppEnv> {
     const work = next().then(() => 'done' as const);
     work.catch(() => {}); // a failure after the time limit has nobody left to answer
     try {
-      if ((await Promise.race([work, expired])) === 'expired') return errorResponse(c, 'TIMEOUT');
+      if ((await Promise.race([work, expired])) === 'expired') {
+        const timeout = new DomainError('TIMEOUT', timeoutMessage);
+        controller.abort(timeout);
+        return errorResponse(c, timeout);
+      }
     } finally {
       clearTimeout(timer);
     }
   };
 }
+
+const timeoutMessage = 'The request took longer than the time limit and was abandoned';

@@ -65,7 +65,11 @@ builder.queryFields((t) => ({
   }),
   categories: t.prismaField({
     type: ['Category'],
-    resolve: (query, _root, _args, ctx) => listCategories(ctx.domain, query),
+    resolve: async (query, _root, _args, ctx) => {
+      const categories = await listCategories(ctx.domain, query);
+      ctx.listItems.spend(categories.length);
+      return categories;
+    },
   }),
 }));
 

@@ -104,7 +104,13 @@ export function connectionType<Node>(
   });
   return builder.objectRef<ConnectionShape<Node>>(`${name}Connection`).implement({
     fields: (t) => ({
-      edges: t.field({ type: [edge], resolve: (parent) => parent.edges }),
+      edges: t.field({
+        type: [edge],
+        resolve: (parent, _args, ctx) => {
+          ctx.listItems.spend(parent.edges.length);
+          return parent.edges;
+        },
+      }),
       pageInfo: t.field({ type: PageInfo, resolve: (parent) => parent.pageInfo }),
       totalCount: t.int({ resolve: (parent) => parent.totalCount() }),
     }),

@@ -1,0 +1,292 @@
+import fc from 'fast-check';
+import { beforeAll, expect, it } from 'vitest';
+import { describeDb, useTestApp } from '../helpers/app.js';
+import type { Client } from '../helpers/client.js';
+import { makeCategory, makeOrder, makePet } from '../helpers/factories.js';
+import { graphqlRequest } from '../helpers/graphql.js';
+
+interface Body {
+  data?: unknown;
+  errors?: { message: string; path?: unknown[]; extensions: { code: string; status: number } }[];
+}
+
+async function post(app: Client, body: unknown, headers: Record<string, string> = {}) {
+  const response = await app.fetch(graphqlRequest(body, headers));
+  return { status: response.status, body: (await response.json()) as Body };
+}
+
+/** The query that made one anonymous request take seconds and hundreds of megabytes. */
+const nestedPages = `categories { pets(first: $n) { edges { node { category { description
+  pets(first: $n) { edges { cursor node { id name status categoryId
+    inventory { petId quantity status } } } } } } } } }`;
+
+const fullPage = `pets(first: 100) {
+  totalCount
+  pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
+  edges { cursor node { id name categoryId status
+    category { id name description } inventory { petId quantity status } } } }`;
+
+function expectTooComplex(result: { status: number; body: Body }) {
+  expect(result.status).toBe(400);
+  expect(result.body.data).toBeUndefined();
+  expect(result.body.errors?.[0]?.extensions).toEqual({ code: 'QUERY_TOO_COMPLEX', status: 400 });
+  expect(result.body.errors?.[0]?.message).not.toMatch(/^Syntax Error/);
+}
+
+describeDb('the cost limit counts page sizes however they are spelled', () => {
+  const app = useTestApp();
+
+  beforeAll(async () => {
+    const category = await makeCategory(app());
+    for (let i = 0; i < 3; i++) await makePet(app(), { categoryId: category.id });
+  });
+
+  it('refuses nested pages whose size comes from a variable, before running anything', async () => {
+    const before = app().database.statementCount();
+    const result = await post(app(), {
+      query: `query Nested($n: Int) { ${nestedPages} }`,
+      variables: { n: 100 },
+    });
+    expectTooComplex(result);
+    // At most the count of categories (the real bound of the unpaged list) was read.
+    expect(app().database.statementCount() - before).toBeLessThanOrEqual(1);
+  });
+
+  it('refuses the same document with 12 aliases', async () => {
+    const aliased = Array.from({ length: 12 }, (_, i) => `a${i}: ${nestedPages}`).join('\n');
+    expectTooComplex(
+      await post(app(), { query: `query Nested($n: Int) { ${aliased} }`, variables: { n: 100 } }),
+    );
+  });
+
+  it('refuses a batch of 10 such operations: a batch costs the sum of its operations', async () => {
+    const operation = { query: `query Nested($n: Int) { ${nestedPages} }`, variables: { n: 100 } };
+    const before = app().database.statementCount();
+    expectTooComplex(
+      await post(
+        app(),
+        Array.from({ length: 10 }, () => operation),
+      ),
+    );
+    expect(app().database.statementCount() - before).toBeLessThanOrEqual(1);
+  });
+
+  it('refuses a batch whose operations fit one by one but not together', async () => {
+    const operation = { query: `{ ${fullPage} }` };
+    expect((await post(app(), [operation, operation])).status).toBe(200);
+    expectTooComplex(
+      await post(
+        app(),
+        Array.from({ length: 4 }, () => operation),
+      ),
+    );
+  });
+
+  it('counts a variable default and an omitted variable like the value they stand for', async () => {
+    const inner =
+      'pets(first: $n) { edges { node { category { pets(first: $n) { edges { node { id } } } } } } }';
+    expectTooComplex(await post(app(), { query: `query($n: Int = 100) { ${inner} }` }));
+    // Without a value, `first` defaults to 20 pets: 20 x 20 nested pets fit.
+    const defaulted = await post(app(), { query: `query($n: Int) { ${inner} }` });
+    expect(defaulted.status).toBe(200);
+    expect(defaulted.body.errors).toBeUndefined();
+  });
+
+  it('counts a page size hidden in a fragment', async () => {
+    const result = await post(app(), {
+      query: `query($n: Int) { pets(first: $n) { ...Deep } }
+        fragment Deep on PetConnection { edges { node { category { pets(first: $n) { ...Deep2 } } } } }
+        fragment Deep2 on PetConnection { edges { node { category { pets(first: $n) { edges { node { id } } } } } } }`,
+      variables: { n: 100 },
+    });
+    expectTooComplex(result);
+  });
+
+  it('accepts one full 100-pet page with category, inventory and pageInfo, however first is spelled', async () => {
+    const literal = await post(app(), { query: `{ ${fullPage} }` });
+    expect(literal.status).toBe(200);
+    expect(literal.body.errors).toBeUndefined();
+    const variable = await post(app(), {
+      query: `query($n: Int) { ${fullPage.replace('first: 100', 'first: $n')} }`,
+      variables: { n: 100 },
+    });
+    expect(variable.status).toBe(200);
+    expect(variable.body.errors).toBeUndefined();
+  });
+
+  it('refuses three nested full pages', async () => {
+    const three =
+      'pets(first: 100) { edges { node { category { pets(first: 100) { edges { node { category { pets(first: 100) { edges { node { id } } } } } } } } } } }';
+    expectTooComplex(await post(app(), { query: `{ ${three} }` }));
+  });
+
+  it('lets GraphiQL introspect the schema', async () => {
+    const { getIntrospectionQuery } = await import('graphql');
+    const result = await post(app(), { query: getIntrospectionQuery() });
+    expect(result.status).toBe(200);
+    expect(result.body.errors).toBeUndefined();
+  });
+});
+
+describeDb('an unpaged list counts by its real size', () => {
+  // `categories { id name description }` costs 4 a category.
+  const app = useTestApp({ GRAPHQL_MAX_COST: '30' });
+  const query = '{ categories { id name description } }';
+
+  it('accepts the list while it is small and refuses it once it has grown', async () => {
+    for (let i = 0; i < 5; i++) await makeCategory(app());
+    expect((await post(app(), { query })).status).toBe(200);
+    for (let i = 0; i < 5; i++) await makeCategory(app());
+    expectTooComplex(await post(app(), { query }));
+  });
+});
+
+describeDb('the cap on resolved list items backs the cost rule up', () => {
+  const app = useTestApp({ GRAPHQL_MAX_LIST_ITEMS: '5' });
+
+  it('stops a list past the cap with QUERY_TOO_COMPLEX instead of building it', async () => {
+    const category = await makeCategory(app());
+    for (let i = 0; i < 6; i++) await makePet(app(), { categoryId: category.id });
+    const ok = await post(app(), { query: '{ pets(first: 5) { edges { node { id } } } }' });
+    expect(ok.body.errors).toBeUndefined();
+
+    const result = await post(app(), { query: '{ pets(first: 6) { edges { node { id } } } }' });
+    expect(result.body.data).toBeNull();
+    expect(result.body.errors).toHaveLength(1);
+    expect(result.body.errors?.[0]).toMatchObject({
+      path: ['pets', 'edges'],
+      extensions: { code: 'QUERY_TOO_COMPLEX', status: 400 },
+    });
+  });
+
+  it('counts the operations of a batch together', async () => {
+    const operation = { query: '{ pets(first: 3) { edges { node { id } } } }' };
+    const [first, second] = (await post(app(), [operation, operation])).body as unknown as Body[];
+    expect(first?.errors).toBeUndefined();
+    expect(second?.errors?.[0]?.extensions.code).toBe('QUERY_TOO_COMPLEX');
+  });
+});
+
+/** Fields in a response: what the cost rule bounds. */
+function countFields(value: unknown): number {
+  if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + countFields(item), 0);
+  if (typeof value !== 'object' || value === null) return 0;
+  return Object.values(value).reduce((sum: number, field) => sum + 1 + countFields(field), 0);
+}
+
+/** How a page size is spelled in a generated document. */
+type Spelling = { kind: 'literal' | 'variable'; size: number } | { kind: 'default' };
+
+type Shape =
+  | { field: 'scalars' }
+  | { field: 'category' | 'inventory' | 'pet'; inner: Shape[] }
+  | { field: 'pets' | 'orders'; first: Spelling; inner: Shape[] };
+
+const spelling: fc.Arbitrary<Spelling> = fc.oneof(
+  fc.record({ kind: fc.constantFrom('literal' as const, 'variable' as const), size: fc.nat(100) }),
+  fc.constant({ kind: 'default' as const }),
+);
+
+/** Random nested documents over the relations of the schema, page sizes in every spelling. */
+const petShapes = fc.letrec<{ pet: Shape[]; category: Shape[]; order: Shape[] }>((tie) => ({
+  pet: fc.array(
+    fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      fc.constant({ field: 'scalars' } as Shape),
+      fc.record({ field: fc.constant('category' as const), inner: tie('category') }),
+      fc.constant({ field: 'inventory', inner: [] } as Shape),
+      fc.record({ field: fc.constant('orders' as const), first: spelling, inner: tie('order') }),
+    ),
+    { minLength: 1, maxLength: 3 },
+  ),
+  category: fc.array(
+    fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      fc.constant({ field: 'scalars' } as Shape),
+      fc.record({ field: fc.constant('pets' as const), first: spelling, inner: tie('pet') }),
+    ),
+    { minLength: 1, maxLength: 2 },
+  ),
+  order: fc.array(
+    fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      fc.constant({ field: 'scalars' } as Shape),
+      fc.record({ field: fc.constant('pet' as const), inner: tie('pet') }),
+    ),
+    { minLength: 1, maxLength: 2 },
+  ),
+}));
+
+const scalarsOf: Record<string, string> = {
+  pet: 'id name status',
+  category: 'id name',
+  order: 'id quantity',
+  inventory: 'quantity',
+};
+
+/** Prints shapes; page sizes passed as variables are added to `variables`. */
+function print(shapes: Shape[], type: string, variables: Record<string, number>): string {
+  return shapes
+    .map((shape) => {
+      if (shape.field === 'scalars') return scalarsOf[type];
+      if (shape.field === 'inventory') return `inventory { ${scalarsOf.inventory} }`;
+      if (shape.field === 'category')
+        return `category { ${print(shape.inner, 'category', variables)} }`;
+      if (shape.field === 'pet') return `pet { ${print(shape.inner, 'pet', variables)} }`;
+      if (!('first' in shape)) return '';
+      const node = shape.field === 'pets' ? 'pet' : 'order';
+      let first = '';
+      if (shape.first.kind === 'literal') first = `(first: ${shape.first.size})`;
+      if (shape.first.kind === 'variable') {
+        const name = `v${Object.keys(variables).length}`;
+        variables[name] = shape.first.size;
+        first = `(first: $${name})`;
+      }
+      return `${shape.field}${first} { totalCount edges { node { ${print(shape.inner, node, variables)} } } }`;
+    })
+    .join(' ');
+}
+
+describeDb('generated documents: what the cost rule accepts stays within the budget', () => {
+  const maxCost = 400;
+  const app = useTestApp({ GRAPHQL_MAX_COST: String(maxCost) });
+
+  beforeAll(async () => {
+    // Enough rows that pages fill up: 40 pets in 2 categories, 3 orders each for some.
+    const categoryIds = [(await makeCategory(app())).id, (await makeCategory(app())).id];
+    for (let i = 0; i < 40; i++) {
+      const pet = await makePet(app(), { categoryId: categoryIds[i % 2] });
+      if (i < 10) for (let j = 0; j < 3; j++) await makeOrder(app(), { petId: pet.id });
+    }
+  });
+
+  it('never returns more fields than the limit, nor an error other than the limit', async () => {
+    let accepted = 0;
+    await fc.assert(
+      fc.asyncProperty(petShapes.pet, async (shapes) => {
+        const variables: Record<string, number> = {};
+        const selection = print(shapes, 'pet', variables);
+        const definitions = Object.keys(variables).map((name) => `$${name}: Int`);
+        const header = definitions.length > 0 ? `query(${definitions.join(', ')})` : 'query';
+        const result = await post(
+          app(),
+          {
+            query: `${header} { pets(first: 10) { edges { node { ${selection} } } } }`,
+            variables,
+          },
+          // Pet.orders needs orders:read.
+          { authorization: app().authorization },
+        );
+        if (result.status === 400) {
+          expect(result.body.errors?.[0]?.extensions.code).toBe('QUERY_TOO_COMPLEX');
+          return;
+        }
+        accepted++;
+        expect(result.body.errors).toBeUndefined();
+        expect(countFields(result.body.data)).toBeLessThanOrEqual(maxCost);
+      }),
+      { numRuns: 60 },
+    );
+    expect(accepted).toBeGreaterThan(5);
+  });
+});
