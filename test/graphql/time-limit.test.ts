@@ -1,0 +1,99 @@
+import pg from 'pg';
+import { describe, expect, inject, it } from 'vitest';
+import {
+  database,
+  databaseAvailable,
+  describeDb,
+  type TestApp,
+  useTestApp,
+} from '../helpers/app.js';
+import { graphqlRequest } from '../helpers/graphql.js';
+
+/** Mutations run one after another: `count` createCategory calls in one document. */
+function serialCreates(count: number, prefix: string): string {
+  const fields = Array.from(
+    { length: count },
+    (_, i) => `m${i}: createCategory(input: { name: "${prefix} ${i}" }) { id }`,
+  );
+  return `mutation { ${fields.join(' ')} }`;
+}
+
+async function countCategories(app: TestApp, prefix: string) {
+  return app.database.prisma.category.count({ where: { name: { startsWith: prefix } } });
+}
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
+
+describeDb('the time limit stops the work, not only the wait', () => {
+  const app = useTestApp({ REQUEST_TIMEOUT_MS: '1' });
+
+  it('answers 503 TIMEOUT and runs none of the mutations left when the limit passes', async () => {
+    const response = await app().fetch(
+      graphqlRequest(
+        { query: serialCreates(20, 'Serial') },
+        { authorization: app().authorization },
+      ),
+    );
+    expect(response.status).toBe(503);
+    expect((await response.json()).errors[0].extensions).toEqual({ code: 'TIMEOUT', status: 503 });
+
+    await settle();
+    const created = await countCategories(app(), 'Serial');
+    expect(created).toBeLessThan(20);
+    await settle();
+    expect(await countCategories(app(), 'Serial')).toBe(created);
+  });
+});
+
+const postgresUrl = inject('postgresUrl');
+
+// PostgreSQL only: a SQLite lock held elsewhere would block the whole process, not one request.
+describe.runIf(database === 'postgresql' && databaseAvailable)(
+  'a request stuck on the database',
+  () => {
+    const app = useTestApp({ REQUEST_TIMEOUT_MS: '500' });
+
+    it('answers TIMEOUT near the limit while other requests are served, and goes no further', async () => {
+      const config = app().config.database;
+      const schema = config.provider === 'postgresql' ? config.schema : undefined;
+      const locker = new pg.Client({ connectionString: postgresUrl ?? undefined });
+      await locker.connect();
+      try {
+        // Holding this lock makes every insert into the table wait.
+        await locker.query('BEGIN');
+        await locker.query(`LOCK TABLE "${schema}"."Category" IN ACCESS EXCLUSIVE MODE`);
+
+        const events: string[] = [];
+        const stuck = app()
+          .fetch(
+            graphqlRequest(
+              { query: serialCreates(3, 'Locked') },
+              { authorization: app().authorization },
+            ),
+          )
+          .then((response) => {
+            events.push('graphql');
+            return response;
+          });
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        const live = await app().fetch(new Request('http://petstore.test/health/live'));
+        events.push('live');
+        expect(live.status).toBe(200);
+
+        const response = await stuck;
+        expect(events).toEqual(['live', 'graphql']);
+        expect(response.status).toBe(503);
+        expect((await response.json()).errors[0].extensions).toEqual({
+          code: 'TIMEOUT',
+          status: 503,
+        });
+      } finally {
+        await locker.query('COMMIT');
+        await locker.end();
+      }
+      // The insert that was waiting may finish; the two mutations after it never start.
+      await settle();
+      expect(await countCategories(app(), 'Locked')).toBeLessThanOrEqual(1);
+    });
+  },
+);
