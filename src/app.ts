@@ -6,36 +6,23 @@ import type { Config } from './config.js';
 import { type Database, openDatabase } from './db/client.js';
 import { migrate } from './db/migrate.js';
 import { seedSampleData } from './db/seed.js';
-import type { Viewer } from './domain/context.js';
 import { DomainError } from './domain/errors.js';
 import { createGraphQLHandler } from './graphql/yoga.js';
 import { authenticate } from './http/authenticate.js';
 import { bodyTooLargeMessage, limitBody } from './http/body-limit.js';
 import { docsRoutes } from './http/docs.js';
+import type { AppEnv } from './http/env.js';
 import { errorResponse } from './http/error-response.js';
 import { graphiqlAssets } from './http/graphiql.js';
 import { MemoryRateLimitStore, type RateLimitStore, rateLimit } from './http/rate-limit.js';
 import { timeLimit } from './http/time-limit.js';
 import { createLogger, type Logger } from './logger.js';
-import { type AccessLogFields, accessLog } from './observability/access-log.js';
+import { accessLog } from './observability/access-log.js';
 import { healthRoutes } from './observability/health.js';
 import { httpMetrics } from './observability/http-metrics.js';
 import { createMetrics } from './observability/metrics.js';
 import { metricsRoutes } from './observability/metrics-route.js';
 import { createRestApi, REST_BASE_PATH } from './rest/api.js';
-
-/** Per-request values that app-level middleware hands to the edges (GraphQL and REST). */
-export interface AppEnv {
-  Variables: {
-    requestId: string;
-    /** The caller, from the request's bearer token; anonymous without one. */
-    viewer: Viewer;
-    /** Fields an edge adds to the request's access log line. */
-    accessLog: AccessLogFields;
-    /** Aborted when the request runs past its time limit: work for it should stop. */
-    signal: AbortSignal;
-  };
-}
 
 export interface App {
   /** The one fetch handler: /graphql, /api and health. `env` carries the Node request, if any. */

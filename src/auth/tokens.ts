@@ -11,6 +11,9 @@ export interface AuthSettings {
   readonly audience: string | undefined;
 }
 
+/** The `WWW-Authenticate` challenge sent with every 401. */
+export const WWW_AUTHENTICATE = 'Bearer realm="petstore"';
+
 export type TokenVerifier = (token: string) => Promise<Viewer>;
 
 /** Verifies bearer tokens: signature, expiry (always required), issuer and audience when set. */

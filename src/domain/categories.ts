@@ -11,8 +11,8 @@ export interface CategoryInput {
   description?: string | null | undefined;
 }
 
-/** The selection Pothos plans for a request (include/select), passed through to Prisma. */
-type Query = Pick<Prisma.CategoryFindManyArgs, 'select' | 'include'>;
+/** The Prisma selection (include/select) that GraphQL plans for a request and passes through. */
+type Selection = Pick<Prisma.CategoryFindManyArgs, 'select' | 'include'>;
 
 function categoryData(input: CategoryInput) {
   const name = requiredText(input.name, 'name', 100);
@@ -23,12 +23,12 @@ function categoryData(input: CategoryInput) {
   };
 }
 
-export function getCategory(ctx: DomainContext, rawId: unknown, query: Query = {}) {
-  return ctx.db.category.findUnique({ ...query, where: { id: parseId(rawId, 'id') } });
+export function getCategory(ctx: DomainContext, rawId: unknown, selection: Selection = {}) {
+  return ctx.db.category.findUnique({ ...selection, where: { id: parseId(rawId, 'id') } });
 }
 
-export function listCategories(ctx: DomainContext, query: Query = {}) {
-  return ctx.db.category.findMany({ ...query, orderBy: { id: 'asc' } });
+export function listCategories(ctx: DomainContext, selection: Selection = {}) {
+  return ctx.db.category.findMany({ ...selection, orderBy: { id: 'asc' } });
 }
 
 export function countCategories(ctx: DomainContext) {
@@ -41,12 +41,16 @@ export async function requireCategory(ctx: DomainContext, rawId: unknown) {
   return category;
 }
 
-/** `query` is the selection to return (GraphQL passes what the request asks for). */
-export async function createCategory(ctx: DomainContext, input: CategoryInput, query: Query = {}) {
+/** `selection` is what to return (GraphQL passes what the request asks for). */
+export async function createCategory(
+  ctx: DomainContext,
+  input: CategoryInput,
+  selection: Selection = {},
+) {
   requireScope(ctx.viewer, 'pets:write');
   const data = categoryData(input);
   try {
-    return await ctx.db.category.create({ ...query, data });
+    return await ctx.db.category.create({ ...selection, data });
   } catch (error) {
     throw nameTaken(error, data.name);
   }
@@ -57,13 +61,13 @@ export async function updateCategory(
   ctx: DomainContext,
   rawId: unknown,
   input: CategoryInput,
-  query: Query = {},
+  selection: Selection = {},
 ) {
   requireScope(ctx.viewer, 'pets:write');
   const id = parseId(rawId, 'id');
   const data = categoryData(input);
   try {
-    return await ctx.db.category.update({ ...query, where: { id }, data });
+    return await ctx.db.category.update({ ...selection, where: { id }, data });
   } catch (error) {
     if (isPrismaError(error, 'P2025'))
       throw new DomainError('CATEGORY_NOT_FOUND', `Category ${id} does not exist`);

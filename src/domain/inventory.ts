@@ -2,31 +2,25 @@ import type { Prisma } from '../generated/sqlite/client.js';
 import { requireScope } from './authorization.js';
 import type { DomainContext } from './context.js';
 import { parseId } from './ids.js';
-import type { Page } from './paging.js';
+import { type Page, pageArgs } from './paging.js';
 import { petNotFound } from './pets.js';
 import { inTransaction } from './transaction.js';
 import { integerInRange } from './validation.js';
 
 export const MAX_STOCK = 1_000_000;
 
-/** The selection Pothos plans for a request (include/select), passed through to Prisma. */
-type Query = Pick<Prisma.InventoryItemFindManyArgs, 'select' | 'include'>;
+/** The Prisma selection (include/select) that GraphQL plans for a request and passes through. */
+type Selection = Pick<Prisma.InventoryItemFindManyArgs, 'select' | 'include'>;
 
-export function getInventoryItem(ctx: DomainContext, rawPetId: unknown, query: Query = {}) {
+export function getInventoryItem(ctx: DomainContext, rawPetId: unknown, selection: Selection = {}) {
   return ctx.db.inventoryItem.findUnique({
-    ...query,
+    ...selection,
     where: { petId: parseId(rawPetId, 'petId') },
   });
 }
 
-export function listInventory(ctx: DomainContext, page: Page, query: Query = {}) {
-  return ctx.db.inventoryItem.findMany({
-    ...query,
-    where: page.afterId ? { petId: { gt: page.afterId } } : {},
-    orderBy: { petId: 'asc' },
-    take: page.take,
-    skip: page.skip,
-  });
+export function listInventory(ctx: DomainContext, page: Page, selection: Selection = {}) {
+  return ctx.db.inventoryItem.findMany({ ...selection, ...pageArgs(page, {}, 'petId') });
 }
 
 export function countInventory(ctx: DomainContext) {
@@ -38,7 +32,7 @@ export async function updateInventory(
   ctx: DomainContext,
   rawPetId: unknown,
   quantity: number,
-  query: Query = {},
+  selection: Selection = {},
 ) {
   requireScope(ctx.viewer, 'inventory:write');
   const petId = parseId(rawPetId, 'petId');
@@ -55,6 +49,6 @@ export async function updateInventory(
         data: { status: 'available' },
       });
     }
-    return tx.inventoryItem.findUniqueOrThrow({ ...query, where: { petId } });
+    return tx.inventoryItem.findUniqueOrThrow({ ...selection, where: { petId } });
   });
 }

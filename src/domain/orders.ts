@@ -3,7 +3,7 @@ import { requireScope } from './authorization.js';
 import type { DomainContext } from './context.js';
 import { DomainError } from './errors.js';
 import { parseId } from './ids.js';
-import type { Page } from './paging.js';
+import { type Page, pageArgs } from './paging.js';
 import { inTransaction, type Tx } from './transaction.js';
 import { integerInRange, optionalDateTime } from './validation.js';
 
@@ -26,8 +26,8 @@ export interface OrderFilter {
   complete?: boolean | null | undefined;
 }
 
-/** The selection Pothos plans for a request (include/select), passed through to Prisma. */
-type Query = Pick<Prisma.OrderFindManyArgs, 'select' | 'include'>;
+/** The Prisma selection (include/select) that GraphQL plans for a request and passes through. */
+type Selection = Pick<Prisma.OrderFindManyArgs, 'select' | 'include'>;
 
 export function ordersWhere(filter: OrderFilter): Prisma.OrderWhereInput {
   return {
@@ -36,21 +36,19 @@ export function ordersWhere(filter: OrderFilter): Prisma.OrderWhereInput {
   };
 }
 
-export function getOrder(ctx: DomainContext, rawId: unknown, query: Query = {}) {
+export function getOrder(ctx: DomainContext, rawId: unknown, selection: Selection = {}) {
   requireScope(ctx.viewer, 'orders:read');
-  return ctx.db.order.findUnique({ ...query, where: { id: parseId(rawId, 'id') } });
+  return ctx.db.order.findUnique({ ...selection, where: { id: parseId(rawId, 'id') } });
 }
 
-export function listOrders(ctx: DomainContext, filter: OrderFilter, page: Page, query: Query = {}) {
+export function listOrders(
+  ctx: DomainContext,
+  filter: OrderFilter,
+  page: Page,
+  selection: Selection = {},
+) {
   requireScope(ctx.viewer, 'orders:read');
-  const where = ordersWhere(filter);
-  return ctx.db.order.findMany({
-    ...query,
-    where: page.afterId ? { ...where, id: { gt: page.afterId } } : where,
-    orderBy: { id: 'asc' },
-    take: page.take,
-    skip: page.skip,
-  });
+  return ctx.db.order.findMany({ ...selection, ...pageArgs(page, ordersWhere(filter), 'id') });
 }
 
 export function countOrders(ctx: DomainContext, filter: OrderFilter) {
@@ -63,7 +61,11 @@ export function countOrders(ctx: DomainContext, filter: OrderFilter) {
  * orders queue on the inventory row and can never oversell), checks the pet is available, inserts
  * the order, and marks the pet sold when it took the last unit.
  */
-export async function placeOrder(ctx: DomainContext, input: NewOrderInput, query: Query = {}) {
+export async function placeOrder(
+  ctx: DomainContext,
+  input: NewOrderInput,
+  selection: Selection = {},
+) {
   requireScope(ctx.viewer, 'orders:write');
   const petId = parseId(input.petId, 'petId');
   const quantity = integerInRange(input.quantity, 'quantity', 1, MAX_ORDER_QUANTITY);
@@ -92,7 +94,7 @@ export async function placeOrder(ctx: DomainContext, input: NewOrderInput, query
     if (stock.quantity === 0) {
       await tx.pet.update({ where: { id: petId }, data: { status: 'sold' } });
     }
-    return tx.order.create({ ...query, data: { petId, quantity, shipDate } });
+    return tx.order.create({ ...selection, data: { petId, quantity, shipDate } });
   });
 }
 
@@ -101,7 +103,7 @@ export async function updateOrder(
   ctx: DomainContext,
   rawId: unknown,
   input: OrderUpdateInput,
-  query: Query = {},
+  selection: Selection = {},
 ) {
   requireScope(ctx.viewer, 'orders:write');
   const id = parseId(rawId, 'id');
@@ -115,7 +117,7 @@ export async function updateOrder(
       const movesShipDate =
         shipDate !== undefined && shipDate?.getTime() !== order.shipDate?.getTime();
       if (reopens || movesShipDate) throw alreadyComplete(id, 'changed');
-      return tx.order.findUniqueOrThrow({ ...query, where: { id } });
+      return tx.order.findUniqueOrThrow({ ...selection, where: { id } });
     }
     // Nothing to change: on SQLite an updateMany with no data counts 0 rows, which is no conflict.
     if (shipDate === undefined && complete === undefined) return order;
@@ -124,7 +126,7 @@ export async function updateOrder(
       data: { shipDate, complete },
     });
     if (count === 0) throw alreadyComplete(id, 'changed');
-    return tx.order.findUniqueOrThrow({ ...query, where: { id } });
+    return tx.order.findUniqueOrThrow({ ...selection, where: { id } });
   });
 }
 

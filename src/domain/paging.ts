@@ -25,3 +25,17 @@ export interface Page {
   skip?: number | undefined;
   afterId?: bigint | undefined;
 }
+
+/** Prisma arguments for one page of a list ordered by `key` (the id), filtered by `where`. */
+export function pageArgs<Key extends string, Where extends object>(
+  page: Page,
+  where: Where,
+  key: Key,
+) {
+  return {
+    where: page.afterId ? { ...where, [key]: { gt: page.afterId } } : where,
+    orderBy: { [key]: 'asc' } as Record<Key, 'asc'>,
+    take: page.take,
+    skip: page.skip,
+  };
+}

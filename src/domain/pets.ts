@@ -3,7 +3,7 @@ import { requireScope } from './authorization.js';
 import type { DomainContext } from './context.js';
 import { DomainError, validationFailed } from './errors.js';
 import { parseId } from './ids.js';
-import type { Page } from './paging.js';
+import { type Page, pageArgs } from './paging.js';
 import { isPrismaError } from './prisma-errors.js';
 import { requiredText } from './validation.js';
 
@@ -21,8 +21,8 @@ export interface PetFilter {
   categoryId?: unknown;
 }
 
-/** The selection Pothos plans for a request (include/select), passed through to Prisma. */
-type Query = Pick<Prisma.PetFindManyArgs, 'select' | 'include'>;
+/** The Prisma selection (include/select) that GraphQL plans for a request and passes through. */
+type Selection = Pick<Prisma.PetFindManyArgs, 'select' | 'include'>;
 
 export function parseStatus(value: string, field = 'status'): PetStatus {
   if (!(petStatuses as readonly string[]).includes(value)) {
@@ -38,19 +38,17 @@ export function petsWhere(filter: PetFilter): Prisma.PetWhereInput {
   };
 }
 
-export function getPet(ctx: DomainContext, rawId: unknown, query: Query = {}) {
-  return ctx.db.pet.findUnique({ ...query, where: { id: parseId(rawId, 'id') } });
+export function getPet(ctx: DomainContext, rawId: unknown, selection: Selection = {}) {
+  return ctx.db.pet.findUnique({ ...selection, where: { id: parseId(rawId, 'id') } });
 }
 
-export function listPets(ctx: DomainContext, filter: PetFilter, page: Page, query: Query = {}) {
-  const where = petsWhere(filter);
-  return ctx.db.pet.findMany({
-    ...query,
-    where: page.afterId ? { ...where, id: { gt: page.afterId } } : where,
-    orderBy: { id: 'asc' },
-    take: page.take,
-    skip: page.skip,
-  });
+export function listPets(
+  ctx: DomainContext,
+  filter: PetFilter,
+  page: Page,
+  selection: Selection = {},
+) {
+  return ctx.db.pet.findMany({ ...selection, ...pageArgs(page, petsWhere(filter), 'id') });
 }
 
 export function countPets(ctx: DomainContext, filter: PetFilter) {
@@ -74,12 +72,12 @@ async function checkedInput(ctx: DomainContext, input: PetInput) {
 }
 
 /** Creates a pet with its inventory item (quantity 0); status defaults to available. */
-export async function createPet(ctx: DomainContext, input: PetInput, query: Query = {}) {
+export async function createPet(ctx: DomainContext, input: PetInput, selection: Selection = {}) {
   requireScope(ctx.viewer, 'pets:write');
   const data = await checkedInput(ctx, input);
   try {
     return await ctx.db.pet.create({
-      ...query,
+      ...selection,
       data: { ...data, inventory: { create: { quantity: 0 } } },
     });
   } catch (error) {
@@ -92,14 +90,14 @@ export async function updatePet(
   ctx: DomainContext,
   rawId: unknown,
   input: PetInput,
-  query: Query = {},
+  selection: Selection = {},
 ) {
   requireScope(ctx.viewer, 'pets:write');
   const id = parseId(rawId, 'id');
   await requirePet(ctx, id);
   const data = await checkedInput(ctx, input);
   try {
-    return await ctx.db.pet.update({ ...query, where: { id }, data });
+    return await ctx.db.pet.update({ ...selection, where: { id }, data });
   } catch (error) {
     if (isPrismaError(error, 'P2025')) throw petNotFound(id);
     throw unknownCategory(error, data.categoryId);

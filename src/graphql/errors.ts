@@ -1,7 +1,7 @@
 import { GraphQLError } from 'graphql';
+import { WWW_AUTHENTICATE } from '../auth/tokens.js';
 import { isDatabaseUnreachable, unavailableMessage } from '../db/unreachable.js';
 import { DomainError, type ErrorCode, errorStatus } from '../domain/errors.js';
-import { WWW_AUTHENTICATE } from '../http/authenticate.js';
 import type { Logger } from '../logger.js';
 
 function withCode(error: GraphQLError, code: ErrorCode, message = error.message): GraphQLError {

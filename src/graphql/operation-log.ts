@@ -1,6 +1,6 @@
 import { getOperationAST } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import type { AccessLogFields } from '../observability/access-log.js';
+import type { AccessLogFields } from '../http/env.js';
 
 /** Names the executed operations (all of a batch) on the request's access line. */
 export function logOperationNames(): Plugin<{ accessLog?: AccessLogFields }> {

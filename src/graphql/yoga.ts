@@ -1,21 +1,21 @@
 import { GraphQLError } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import type { Limits } from '../config.js';
-import { createContext, type GraphQLContext } from '../context.js';
 import type { Database } from '../db/client.js';
 import { countCategories } from '../domain/categories.js';
 import type { Viewer } from '../domain/context.js';
 import { anonymous } from '../domain/context.js';
+import type { AccessLogFields } from '../http/env.js';
 import { renderGraphiQLPage } from '../http/graphiql.js';
 import type { Logger } from '../logger.js';
-import type { AccessLogFields } from '../observability/access-log.js';
 import type { Metrics } from '../observability/metrics.js';
-import { schema } from '../schema/index.js';
+import { createContext, type GraphQLContext } from './context.js';
 import { createErrorMasker, requestError } from './errors.js';
 import { batchLimit, costLimit, queryLimits } from './limits.js';
 import { ListItemBudget } from './list-items.js';
 import { graphqlMetrics } from './metrics.js';
 import { logOperationNames } from './operation-log.js';
+import { schema } from './schema/index.js';
 
 /** Hands the request's time-limit signal to execution: an abandoned request stops resolving. */
 const executionSignal: Plugin<{ signal?: AbortSignal }> = {

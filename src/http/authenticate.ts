@@ -1,11 +1,9 @@
 import type { MiddlewareHandler } from 'hono';
-import type { AppEnv } from '../app.js';
-import type { TokenVerifier } from '../auth/tokens.js';
+import { type TokenVerifier, WWW_AUTHENTICATE } from '../auth/tokens.js';
 import { anonymous } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
+import type { AppEnv } from './env.js';
 import { errorResponse } from './error-response.js';
-
-export const WWW_AUTHENTICATE = 'Bearer realm="petstore"';
 
 /**
  * Sets the request's viewer from `Authorization: Bearer <JWT>`. No header means anonymous; a header

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { DomainError, type ErrorCode } from '../domain/errors.js';
-import { graphqlErrorResponse } from '../graphql/http-errors.js';
+import { graphqlErrorResponse } from './graphql-error-response.js';
 
 /**
  * An error answered before either edge runs (token, rate limit, time limit, size). On /graphql it

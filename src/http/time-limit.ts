@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
-import type { AppEnv } from '../app.js';
 import { DomainError } from '../domain/errors.js';
+import type { AppEnv } from './env.js';
 import { errorResponse } from './error-response.js';
 
 /**

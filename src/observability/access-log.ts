@@ -1,13 +1,8 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import type { AppEnv } from '../app.js';
+import type { AccessLogFields, AppEnv } from '../http/env.js';
 import type { Logger } from '../logger.js';
 import { requestContext } from './request-context.js';
 import { requestIdFrom } from './request-id.js';
-
-/** What an edge adds to its request's access line (GraphQL: the operation names). */
-export interface AccessLogFields {
-  operation?: string;
-}
 
 function setResponseHeader(c: Context, name: string, value: string) {
   try {

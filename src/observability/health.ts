@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
-import type { AppEnv } from '../app.js';
 import type { Database } from '../db/client.js';
 import type { ErrorBody } from '../domain/errors.js';
+import type { AppEnv } from '../http/env.js';
 import type { Logger } from '../logger.js';
 
 /** A database that does not answer within this time counts as unreachable. */

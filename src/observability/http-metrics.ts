@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
-import type { AppEnv } from '../app.js';
+import type { AppEnv } from '../http/env.js';
 import type { Metrics } from './metrics.js';
 
 const knownMethods = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);

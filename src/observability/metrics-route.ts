@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { AppEnv } from '../app.js';
+import type { AppEnv } from '../http/env.js';
 import type { Metrics } from './metrics.js';
 
 /** `/metrics` in the Prometheus text format. */

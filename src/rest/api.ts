@@ -1,10 +1,10 @@
 import { Hono, type MiddlewareHandler } from 'hono';
-import type { AppEnv } from '../app.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
 import { requireScope } from '../domain/authorization.js';
 import { DomainError } from '../domain/errors.js';
 import { bodyTooLargeMessage, limitBody } from '../http/body-limit.js';
+import type { AppEnv } from '../http/env.js';
 import type { Logger } from '../logger.js';
 import { applyDeprecation } from './deprecation.js';
 import { allRoutes } from './document.js';

@@ -1,9 +1,9 @@
 import type { Context, ErrorHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import type { AppEnv } from '../app.js';
+import { WWW_AUTHENTICATE } from '../auth/tokens.js';
 import { isDatabaseUnreachable, unavailableMessage } from '../db/unreachable.js';
 import { DomainError, type ErrorBody, errorStatus } from '../domain/errors.js';
-import { WWW_AUTHENTICATE } from '../http/authenticate.js';
+import type { AppEnv } from '../http/env.js';
 import type { Logger } from '../logger.js';
 import { sendJson } from './respond.js';
 

@@ -1,10 +1,10 @@
 import type { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
-import type { AppEnv } from '../app.js';
 import type { Config } from '../config.js';
 import type { Scope } from '../domain/authorization.js';
 import type { DomainContext } from '../domain/context.js';
 import { type ErrorCode, validationFailed } from '../domain/errors.js';
+import type { AppEnv } from '../http/env.js';
 import { readJsonObject } from './body.js';
 import { check } from './validation.js';
 

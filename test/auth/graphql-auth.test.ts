@@ -40,7 +40,7 @@ const PublicReads = gql(`
   query AuthPublicReads { pets { totalCount } categories { id } inventories { totalCount } pet(id: "1") { id } }
 `);
 const PetOrders = gql(
-  `query AuthPetOrders { pets(first: 1) { edges { node { orders { totalCount } } } } }`,
+  `query AuthPetOrders { pets(first: 1) { edges { node { id name orders { totalCount } } } } }`,
 );
 
 describeDb('authorisation over GraphQL', () => {
@@ -82,6 +82,10 @@ describeDb('authorisation over GraphQL', () => {
 
     const hidden = await graphql(anonymous(app()), PetOrders);
     expect(errorCodes(hidden)).toEqual(['UNAUTHENTICATED']);
+    // The failure stays local: the pet arrives, with `orders: null`.
+    const pet = hidden.data?.pets.edges[0]?.node;
+    expect(pet).toMatchObject({ name: expect.any(String), orders: null });
+    expect(hidden.errors?.[0]?.path).toEqual(['pets', 'edges', 0, 'node', 'orders']);
     const shown = await graphql(
       withAuthorization(app(), `Bearer ${await tokenFor(['orders:read'])}`),
       PetOrders,

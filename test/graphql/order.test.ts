@@ -145,8 +145,8 @@ describeDb('orders over GraphQL', () => {
       first: 2,
       after: orders?.pageInfo.endCursor ?? null,
     });
-    expect(rest.data?.pet?.orders.edges.map((edge) => edge.node.quantity)).toEqual([3]);
-    expect(rest.data?.pet?.orders.pageInfo.hasNextPage).toBe(false);
+    expect(rest.data?.pet?.orders?.edges.map((edge) => edge.node.quantity)).toEqual([3]);
+    expect(rest.data?.pet?.orders?.pageInfo.hasNextPage).toBe(false);
   });
 
   it('completes an order, and a complete order is final', async () => {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
-import { printPublishedSchema } from '../../src/schema/print.js';
+import { printPublishedSchema } from '../../src/graphql/schema/print.js';
 
 it('schema/schema.graphql matches the code (run `npm run schema:print` after a change)', () => {
   const committed = readFileSync(new URL('../../schema/schema.graphql', import.meta.url), 'utf8');

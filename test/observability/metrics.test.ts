@@ -1,9 +1,9 @@
 import { createSchema, createYoga } from 'graphql-yoga';
 import { Hono } from 'hono';
 import { expect, it } from 'vitest';
-import type { AppEnv } from '../../src/app.js';
 import { anonymous } from '../../src/domain/context.js';
 import { graphqlMetrics } from '../../src/graphql/metrics.js';
+import type { AppEnv } from '../../src/http/env.js';
 import { BoundedLabel } from '../../src/observability/bounded-label.js';
 import { httpMetrics } from '../../src/observability/http-metrics.js';
 import { createMetrics } from '../../src/observability/metrics.js';

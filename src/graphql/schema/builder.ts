@@ -2,9 +2,9 @@ import SchemaBuilder from '@pothos/core';
 import DirectivesPlugin from '@pothos/plugin-directives';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import { DateTimeResolver } from 'graphql-scalars';
+import type PrismaTypes from '../../generated/pothos-types.js';
+import { getDatamodel } from '../../generated/pothos-types.js';
 import type { GraphQLContext } from '../context.js';
-import type PrismaTypes from '../generated/pothos-types.js';
-import { getDatamodel } from '../generated/pothos-types.js';
 
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;

@@ -1,7 +1,10 @@
 import type { ObjectRef } from '@pothos/core';
-import { validationFailed } from '../domain/errors.js';
-import { parseId } from '../domain/ids.js';
-import { pageSize } from '../domain/paging.js';
+import { queryFromInfo } from '@pothos/plugin-prisma';
+import type { GraphQLResolveInfo } from 'graphql';
+import { validationFailed } from '../../domain/errors.js';
+import { parseId } from '../../domain/ids.js';
+import { pageSize } from '../../domain/paging.js';
+import type { GraphQLContext } from '../context.js';
 import { builder } from './builder.js';
 
 /**
@@ -78,6 +81,39 @@ export function buildConnection<Node>(
       endCursor: edges.at(-1)?.cursor ?? null,
     },
     totalCount,
+  };
+}
+
+/** How a root connection reads its list: a page with the nodes' Prisma selection, and a count. */
+export interface ListSource<Node> {
+  list: (page: ConnectionPage, selection: object) => Promise<Node[]>;
+  count: () => Promise<number>;
+  idOf: (node: Node) => bigint;
+}
+
+/** Resolves a root connection field: one page, the selection its nodes ask for, a lazy count. */
+export async function resolveListConnection<Node>(
+  args: ConnectionArgs,
+  ctx: GraphQLContext,
+  info: GraphQLResolveInfo,
+  source: ListSource<Node>,
+): Promise<ConnectionShape<Node>> {
+  const page = connectionPage(args);
+  const selection = queryFromInfo({ context: ctx, info, path: ['edges', 'node'] });
+  const rows = await source.list(page, selection);
+  return buildConnection(rows, page, source.idOf, source.count);
+}
+
+/**
+ * The relation arguments of a page of a nested connection (folded into the parent's query by
+ * Pothos' `select`): ordered by id, after the cursor, one row more than the page.
+ */
+export function relationPage<Where extends object>(args: ConnectionArgs, where: Where) {
+  const page = connectionPage(args);
+  return {
+    where: { ...where, id: { gt: page.afterId } },
+    orderBy: { id: 'asc' as const },
+    take: page.take,
   };
 }
 

@@ -1,13 +1,14 @@
-import { queryFromInfo } from '@pothos/plugin-prisma';
-import { requireScope } from '../domain/authorization.js';
-import { countPets, createPet, deletePet, getPet, listPets, updatePet } from '../domain/pets.js';
-import type { Prisma } from '../generated/sqlite/client.js';
+import { requireScope } from '../../domain/authorization.js';
+import { countPets, createPet, deletePet, getPet, listPets, updatePet } from '../../domain/pets.js';
+import type { Prisma } from '../../generated/sqlite/client.js';
 import { builder } from './builder.js';
 import {
   buildConnection,
   connectionArgs,
   connectionPage,
   connectionType,
+  relationPage,
+  resolveListConnection,
   withSomeField,
 } from './connection.js';
 import { OrderConnection } from './order.js';
@@ -23,25 +24,17 @@ export const Pet = builder.prismaObject('Pet', {
     inventory: t.relation('inventory', { nullable: false, onNull: 'error' }),
     orders: t.field({
       type: OrderConnection,
+      // Nullable: a caller without orders:read keeps the pet and gets this field's error.
+      nullable: true,
       args: connectionArgs,
       // Folded into the query that loads the pets, so a list of pets costs no extra statement per pet.
-      select: (args, _ctx, nestedSelection) => {
-        const page = connectionPage(args);
-        return {
-          // Typed by hand: Pothos cannot infer the node model through a hand-made connection type.
-          orders: withSomeField(
-            nestedSelection(
-              {
-                where: { id: { gt: page.afterId } },
-                orderBy: { id: 'asc' },
-                take: page.take,
-              },
-              ['edges', 'node'],
-            ),
-          ) as Prisma.Pet$ordersArgs,
-          _count: { select: { orders: true } },
-        };
-      },
+      select: (args, _ctx, nestedSelection) => ({
+        // Typed by hand: Pothos cannot infer the node model through a hand-made connection type.
+        orders: withSomeField(
+          nestedSelection(relationPage(args, {}), ['edges', 'node']),
+        ) as Prisma.Pet$ordersArgs,
+        _count: { select: { orders: true } },
+      }),
       resolve: (pet, args, ctx) => {
         // Loaded with the pets, shown only to callers allowed to read orders.
         requireScope(ctx.domain.viewer, 'orders:read');
@@ -76,17 +69,13 @@ builder.queryFields((t) => ({
   pets: t.field({
     type: PetConnection,
     args: { ...connectionArgs, status: t.arg({ type: PetStatus }), categoryId: t.arg.id() },
-    resolve: async (_root, args, ctx, info) => {
-      const page = connectionPage(args);
+    resolve: (_root, args, ctx, info) => {
       const filter = { status: args.status, categoryId: args.categoryId };
-      const query = queryFromInfo({ context: ctx, info, path: ['edges', 'node'] });
-      const rows = await listPets(ctx.domain, filter, page, query);
-      return buildConnection(
-        rows,
-        page,
-        (pet) => pet.id,
-        () => countPets(ctx.domain, filter),
-      );
+      return resolveListConnection(args, ctx, info, {
+        list: (page, selection) => listPets(ctx.domain, filter, page, selection),
+        count: () => countPets(ctx.domain, filter),
+        idOf: (pet) => pet.id,
+      });
     },
   }),
 }));

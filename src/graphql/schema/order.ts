@@ -1,4 +1,3 @@
-import { queryFromInfo } from '@pothos/plugin-prisma';
 import {
   cancelOrder,
   countOrders,
@@ -6,9 +5,9 @@ import {
   listOrders,
   placeOrder,
   updateOrder,
-} from '../domain/orders.js';
+} from '../../domain/orders.js';
 import { builder } from './builder.js';
-import { buildConnection, connectionArgs, connectionPage, connectionType } from './connection.js';
+import { connectionArgs, connectionType, resolveListConnection } from './connection.js';
 
 export const Order = builder.prismaObject('Order', {
   fields: (t) => ({
@@ -48,17 +47,13 @@ builder.queryFields((t) => ({
   orders: t.field({
     type: OrderConnection,
     args: { ...connectionArgs, petId: t.arg.id(), complete: t.arg.boolean() },
-    resolve: async (_root, args, ctx, info) => {
-      const page = connectionPage(args);
+    resolve: (_root, args, ctx, info) => {
       const filter = { petId: args.petId, complete: args.complete };
-      const query = queryFromInfo({ context: ctx, info, path: ['edges', 'node'] });
-      const rows = await listOrders(ctx.domain, filter, page, query);
-      return buildConnection(
-        rows,
-        page,
-        (order) => order.id,
-        () => countOrders(ctx.domain, filter),
-      );
+      return resolveListConnection(args, ctx, info, {
+        list: (page, selection) => listOrders(ctx.domain, filter, page, selection),
+        count: () => countOrders(ctx.domain, filter),
+        idOf: (order) => order.id,
+      });
     },
   }),
 }));

@@ -1,12 +1,11 @@
-import { queryFromInfo } from '@pothos/plugin-prisma';
 import {
   countInventory,
   getInventoryItem,
   listInventory,
   updateInventory,
-} from '../domain/inventory.js';
+} from '../../domain/inventory.js';
 import { builder } from './builder.js';
-import { buildConnection, connectionArgs, connectionPage, connectionType } from './connection.js';
+import { connectionArgs, connectionType, resolveListConnection } from './connection.js';
 import { PetStatus } from './pet-status.js';
 
 const InventoryItem = builder.prismaObject('InventoryItem', {
@@ -38,17 +37,12 @@ builder.queryFields((t) => ({
   inventories: t.field({
     type: InventoryItemConnection,
     args: connectionArgs,
-    resolve: async (_root, args, ctx, info) => {
-      const page = connectionPage(args);
-      const query = queryFromInfo({ context: ctx, info, path: ['edges', 'node'] });
-      const rows = await listInventory(ctx.domain, page, query);
-      return buildConnection(
-        rows,
-        page,
-        (item) => item.petId,
-        () => countInventory(ctx.domain),
-      );
-    },
+    resolve: (_root, args, ctx, info) =>
+      resolveListConnection(args, ctx, info, {
+        list: (page, selection) => listInventory(ctx.domain, page, selection),
+        count: () => countInventory(ctx.domain),
+        idOf: (item) => item.petId,
+      }),
   }),
 }));
 

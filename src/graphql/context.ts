@@ -1,6 +1,6 @@
-import type { Database } from './db/client.js';
-import type { DomainContext, Viewer } from './domain/context.js';
-import type { ListItemBudget } from './graphql/list-items.js';
+import type { Database } from '../db/client.js';
+import type { DomainContext, Viewer } from '../domain/context.js';
+import type { ListItemBudget } from './list-items.js';
 
 /** Per-request state shared by GraphQL resolvers: nothing here outlives the request. */
 export interface GraphQLContext {

@@ -2,5 +2,5 @@
 import { writeFileSync } from 'node:fs';
 import { printPublishedSchema } from './print.js';
 
-writeFileSync(new URL('../../schema/schema.graphql', import.meta.url), printPublishedSchema());
+writeFileSync(new URL('../../../schema/schema.graphql', import.meta.url), printPublishedSchema());
 console.log('wrote schema/schema.graphql');

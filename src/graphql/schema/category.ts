@@ -4,11 +4,17 @@ import {
   getCategory,
   listCategories,
   updateCategory,
-} from '../domain/categories.js';
-import { parseStatus } from '../domain/pets.js';
-import type { Prisma } from '../generated/sqlite/client.js';
+} from '../../domain/categories.js';
+import { parseStatus } from '../../domain/pets.js';
+import type { Prisma } from '../../generated/sqlite/client.js';
 import { builder } from './builder.js';
-import { buildConnection, connectionArgs, connectionPage, withSomeField } from './connection.js';
+import {
+  buildConnection,
+  connectionArgs,
+  connectionPage,
+  relationPage,
+  withSomeField,
+} from './connection.js';
 import { PetConnection } from './pet.js';
 import { PetStatus } from './pet-status.js';
 
@@ -22,18 +28,10 @@ builder.prismaObject('Category', {
       args: { ...connectionArgs, status: t.arg({ type: PetStatus }) },
       // Folded into the query that loads the categories (see Pet.orders).
       select: (args, _ctx, nestedSelection) => {
-        const page = connectionPage(args);
         const status = args.status == null ? undefined : parseStatus(args.status);
         return {
           pets: withSomeField(
-            nestedSelection(
-              {
-                where: { status, id: { gt: page.afterId } },
-                orderBy: { id: 'asc' },
-                take: page.take,
-              },
-              ['edges', 'node'],
-            ),
+            nestedSelection(relationPage(args, { status }), ['edges', 'node']),
           ) as Prisma.Category$petsArgs, // typed by hand, see Pet.orders
           _count: { select: { pets: { where: { status } } } },
         };
