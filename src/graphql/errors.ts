@@ -5,13 +5,30 @@ import { DomainError, type ErrorCode, errorStatus } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
 
 function withCode(error: GraphQLError, code: ErrorCode, message = error.message): GraphQLError {
+  // Only `http` (Yoga's status and headers, stripped from the body) is kept of other extensions.
+  const { http } = error.extensions;
   return new GraphQLError(message, {
     nodes: error.nodes,
     source: error.source,
     positions: error.positions,
     path: error.path,
-    extensions: { ...error.extensions, code, status: errorStatus[code] },
+    extensions: { code, status: errorStatus[code], ...(http ? { http } : {}) },
   });
+}
+
+/** Yoga's own request errors (a mutation by GET, an operation it cannot pick), in contract codes. */
+function yogaRequestError(error: GraphQLError): GraphQLError | undefined {
+  const { code, http } = error.extensions as { code?: unknown; http?: { status?: number } };
+  if (code === 'OPERATION_RESOLUTION_FAILURE') {
+    return withCode(
+      error,
+      'GRAPHQL_VALIDATION_FAILED',
+      'operationName must name an operation of the document (it may be left out when there is one)',
+    );
+  }
+  if (code === 'BAD_REQUEST')
+    return withCode(error, http?.status === 405 ? 'METHOD_NOT_ALLOWED' : 'MALFORMED_REQUEST');
+  return undefined;
 }
 
 /** Parse and validation errors of a GraphQL document, with the contract's code and status. */
@@ -55,7 +72,10 @@ export function createErrorMasker(logger: Logger) {
       const original = error.originalError;
       if (original instanceof DomainError) return domainError(error, original);
       if (original instanceof GraphQLError) return maskError(original);
-      if (!original) return error.extensions.code ? error : variableError(error);
+      if (!original) {
+        if (!error.extensions.code) return variableError(error);
+        return yogaRequestError(error) ?? error;
+      }
       if (isDatabaseUnreachable(original)) {
         logger.warn({ err: original, path: error.path }, 'the database cannot be reached');
         return withCode(error, 'UNAVAILABLE', unavailableMessage);
@@ -63,9 +83,7 @@ export function createErrorMasker(logger: Logger) {
       logger.error({ err: original, path: error.path }, 'unexpected error in a resolver');
       return withCode(error, 'INTERNAL', 'Unexpected error; it has been logged.');
     }
-    logger.error({ err: error }, 'unexpected error');
-    return new GraphQLError('Unexpected error; it has been logged.', {
-      extensions: { code: 'INTERNAL', status: errorStatus.INTERNAL },
-    });
+    // Thrown outside any resolver (a plugin reading the database before execution).
+    return maskError(new GraphQLError('Unexpected error', { originalError: error as Error }));
   };
 }

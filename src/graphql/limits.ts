@@ -21,6 +21,8 @@ function tooComplex(message: string) {
  * makes it a 400 request error like any other invalid document.
  */
 function markTooComplex(_context: unknown, error: GraphQLError) {
+  // The token limit is enforced by the parser, which prefixes its message.
+  error.message = error.message.replace(/^Syntax Error: /, '');
   Object.assign(error.extensions, {
     ...tooComplexExtensions,
     http: { status: 400, spec: true },

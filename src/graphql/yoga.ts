@@ -1,4 +1,3 @@
-import { GraphQLError } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import type { Limits } from '../config.js';
 import type { Database } from '../db/client.js';
@@ -10,11 +9,12 @@ import { renderGraphiQLPage } from '../http/graphiql.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { createContext, type GraphQLContext } from './context.js';
-import { createErrorMasker, requestError } from './errors.js';
+import { createErrorMasker } from './errors.js';
 import { batchLimit, costLimit, queryLimits } from './limits.js';
 import { ListItemBudget } from './list-items.js';
 import { graphqlMetrics } from './metrics.js';
 import { logOperationNames } from './operation-log.js';
+import { documentErrorCodes, requestShape } from './request-errors.js';
 import { schema } from './schema/index.js';
 
 /** Hands the request's time-limit signal to execution: an abandoned request stops resolving. */
@@ -25,22 +25,6 @@ const executionSignal: Plugin<{ signal?: AbortSignal }> = {
   onSubscribe({ args }) {
     (args as { signal?: AbortSignal }).signal = args.contextValue.signal;
   },
-};
-
-/** Adds the contract's codes to GraphQL's own parse and validation errors. */
-const requestErrorCodes: Plugin = {
-  onParse:
-    () =>
-    ({ result, replaceParseResult }) => {
-      if (result instanceof GraphQLError)
-        replaceParseResult(requestError(result, 'GRAPHQL_PARSE_FAILED'));
-    },
-  onValidate:
-    () =>
-    ({ result, setResult }) => {
-      if (result.length > 0)
-        setResult(result.map((error) => requestError(error, 'GRAPHQL_VALIDATION_FAILED')));
-    },
 };
 
 const exampleQuery = `# Welcome to the Pet Store gateway. Press the run button to try this query.
@@ -110,6 +94,7 @@ export function createGraphQLHandler({ database, logger, limits, metrics }: Yoga
     maxRequestBodySize: false,
     batching: { limit: limits.graphqlBatch },
     plugins: [
+      requestShape,
       batchLimit(limits.graphqlBatch),
       queryLimits(limits),
       costLimit({
@@ -121,7 +106,7 @@ export function createGraphQLHandler({ database, logger, limits, metrics }: Yoga
         },
       }),
       executionSignal,
-      requestErrorCodes,
+      documentErrorCodes,
       logOperationNames(),
       graphqlMetrics(metrics),
     ],

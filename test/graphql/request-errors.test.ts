@@ -59,3 +59,115 @@ describeDb('GraphQL request errors', () => {
     expect(await response.text()).toMatch(/GraphiQL|Pet Store gateway/);
   });
 });
+
+interface Case {
+  name: string;
+  request: () => Request;
+  status: number;
+  code: string;
+}
+
+const endpoint = 'http://petstore.test/graphql';
+const graphqlJson = 'application/graphql-response+json';
+
+function raw(body: string, contentType = 'application/json') {
+  return () =>
+    new Request(endpoint, {
+      method: 'POST',
+      headers: { 'content-type': contentType, accept: graphqlJson },
+      body,
+    });
+}
+
+function get(search: string) {
+  return () => new Request(`${endpoint}?${search}`, { headers: { accept: graphqlJson } });
+}
+
+const malformed = (name: string, body: string): Case => ({
+  name,
+  request: raw(body),
+  status: 400,
+  code: 'MALFORMED_REQUEST',
+});
+
+/** The errors the GraphQL server raises itself, before any execution. */
+const requestErrorCases: Case[] = [
+  {
+    name: 'a text/plain body',
+    request: raw('{"query":"{ __typename }"}', 'text/plain'),
+    status: 415,
+    code: 'UNSUPPORTED_MEDIA_TYPE',
+  },
+  {
+    name: 'GET variables that are not JSON',
+    request: get('query={__typename}&variables=not-json'),
+    status: 400,
+    code: 'MALFORMED_REQUEST',
+  },
+  {
+    name: 'GET extensions that are not JSON',
+    request: get('query={__typename}&extensions=%7B'),
+    status: 400,
+    code: 'MALFORMED_REQUEST',
+  },
+  {
+    name: 'a GET without a query',
+    request: get('variables=%7B%7D'),
+    status: 400,
+    code: 'MALFORMED_REQUEST',
+  },
+  malformed('a body that is not JSON', '{'),
+  malformed('a JSON string', '""'),
+  malformed('JSON null', 'null'),
+  malformed('a JSON number', '42'),
+  malformed('an array of numbers', '[1,2]'),
+  malformed('an empty object', '{}'),
+  malformed('a non-string query', '{"query":5}'),
+  malformed('variables that are a string', '{"query":"{ __typename }","variables":"x"}'),
+  malformed('extensions that are a string', '{"query":"{ __typename }","extensions":"x"}'),
+  malformed('a non-string operationName', '{"query":"{ __typename }","operationName":5}'),
+  malformed('a batch holding a non-object', '[{"query":"{ __typename }"}, 5]'),
+  malformed('a batch holding an operation without query', '[{"query":"{ __typename }"}, {}]'),
+  {
+    name: 'an unknown operationName',
+    request: raw('{"query":"query A { __typename }","operationName":"B"}'),
+    status: 400,
+    code: 'GRAPHQL_VALIDATION_FAILED',
+  },
+  {
+    name: 'a mutation sent by GET',
+    request: get(`query=${encodeURIComponent('mutation { deleteCategory(id: "1") }')}`),
+    status: 405,
+    code: 'METHOD_NOT_ALLOWED',
+  },
+];
+
+describeDb('GraphQL request errors raised by the server itself', () => {
+  const app = useTestApp();
+
+  it.each(requestErrorCases)(
+    'answers $name with $status $code',
+    async ({ request, status, code }) => {
+      const response = await app().fetch(request());
+      expect(response.status).toBe(status);
+      expect(response.headers.get('content-type')).toMatch(
+        /^application\/(graphql-response\+)?json/,
+      );
+      const text = await response.text();
+      const body = JSON.parse(text);
+      expect(body.data).toBeUndefined();
+      expect(body.errors).toHaveLength(1);
+      expect(body.errors[0].extensions).toEqual({ code, status });
+      expect(body.errors[0].message.length).toBeGreaterThan(10);
+      expect(body.errors[0].message).not.toMatch(/^Syntax Error/);
+      expect(text).not.toMatch(/originalError|stack|at \//);
+    },
+  );
+
+  it('words limit errors as sentences, without the parser prefix', async () => {
+    const response = await app().fetch(post({ query: `{ categories { ${'id '.repeat(2100)} } }` }));
+    const body = await response.json();
+    expect(body.errors[0].extensions).toEqual({ code: 'QUERY_TOO_COMPLEX', status: 400 });
+    expect(body.errors[0].message).not.toMatch(/Syntax Error/);
+  });
+});

@@ -1,0 +1,85 @@
+import { GraphQLError } from 'graphql';
+import { createGraphQLError, type Plugin } from 'graphql-yoga';
+import { type ErrorCode, errorStatus } from '../domain/errors.js';
+import { requestError } from './errors.js';
+
+/** A request error raised before execution: the contract's code, and its status as the HTTP one. */
+function refuse(code: ErrorCode, message: string): GraphQLError {
+  const status = errorStatus[code];
+  return createGraphQLError(message, { extensions: { code, status, http: { status } } });
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** What is wrong with one operation of a request body, in words a person can act on. */
+function operationProblem(params: unknown): string | undefined {
+  if (!isRecord(params)) return 'Each operation must be a JSON object with a "query" string';
+  if (params.query == null) return 'The request has no "query": send the GraphQL document in it';
+  if (typeof params.query !== 'string')
+    return '"query" must be a string holding a GraphQL document';
+  for (const key of ['variables', 'extensions']) {
+    if (params[key] != null && !isRecord(params[key])) return `"${key}" must be a JSON object`;
+  }
+  if (params.operationName != null && typeof params.operationName !== 'string')
+    return '"operationName" must be a string';
+  return undefined;
+}
+
+/**
+ * The request errors Yoga would raise itself, raised first with the contract's codes: a content
+ * type it cannot read (415), GET parameters that are not JSON, and operations whose parameters
+ * have the wrong shape. A batch is refused whole when any of its operations is malformed.
+ */
+export const requestShape: Plugin = {
+  onRequestParse({ request, requestParser, setRequestParser }) {
+    if (!requestParser) {
+      throw refuse(
+        'UNSUPPORTED_MEDIA_TYPE',
+        `${request.headers.get('content-type') ?? 'A body without a content type'} is not supported: send application/json`,
+      );
+    }
+    setRequestParser(async (incoming) => {
+      try {
+        return await requestParser(incoming);
+      } catch (error) {
+        // Yoga's GET parser reads `variables` and `extensions` with a bare JSON.parse; its POST
+        // parser says what is wrong in words, but with Yoga's own code and the parser's error.
+        throw refuse(
+          'MALFORMED_REQUEST',
+          error instanceof GraphQLError
+            ? error.message
+            : '"variables" and "extensions" must be JSON objects',
+        );
+      }
+    });
+    return {
+      onRequestParseDone({ requestParserResult }) {
+        const operations = Array.isArray(requestParserResult)
+          ? requestParserResult
+          : [requestParserResult];
+        for (const params of operations) {
+          const problem = operationProblem(params);
+          if (problem) throw refuse('MALFORMED_REQUEST', problem);
+        }
+      },
+    };
+  },
+};
+
+/** Adds the contract's codes to GraphQL's own parse and validation errors. */
+export const documentErrorCodes: Plugin = {
+  onParse:
+    () =>
+    ({ result, replaceParseResult }) => {
+      if (result instanceof GraphQLError)
+        replaceParseResult(requestError(result, 'GRAPHQL_PARSE_FAILED'));
+    },
+  onValidate:
+    () =>
+    ({ result, setResult }) => {
+      if (result.length > 0)
+        setResult(result.map((error) => requestError(error, 'GRAPHQL_VALIDATION_FAILED')));
+    },
+};
