@@ -1,8 +1,13 @@
 import { GraphQLError } from 'graphql';
-import { isDatabaseUnreachable, unavailableMessage } from '../db/unreachable.js';
+import {
+  isDatabaseUnreachable,
+  unavailableMessage,
+  unreachableLogMessage,
+} from '../db/unreachable.js';
 import { DomainError, type ErrorCode, errorStatus } from '../domain/errors.js';
 import { WWW_AUTHENTICATE } from '../http/authenticate.js';
 import type { Logger } from '../logger.js';
+import { logThrottled } from '../observability/log-throttle.js';
 
 function withCode(error: GraphQLError, code: ErrorCode, message = error.message): GraphQLError {
   return new GraphQLError(message, {
@@ -57,7 +62,8 @@ export function createErrorMasker(logger: Logger) {
       if (original instanceof GraphQLError) return maskError(original);
       if (!original) return error.extensions.code ? error : variableError(error);
       if (isDatabaseUnreachable(original)) {
-        logger.warn({ err: original, path: error.path }, 'the database cannot be reached');
+        // One line per second during an outage, not one per failed field.
+        logThrottled(logger, 'warn', { err: original, path: error.path }, unreachableLogMessage);
         return withCode(error, 'UNAVAILABLE', unavailableMessage);
       }
       logger.error({ err: original, path: error.path }, 'unexpected error in a resolver');
