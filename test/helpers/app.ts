@@ -27,7 +27,7 @@ export interface TestApp extends App {
   readonly authorization: string;
   /** The HS256 secret this app verifies tokens with. */
   readonly secret: string;
-  /** Its database's name: the SQLite file's stem, or the PostgreSQL schema and `application_name`. */
+  /** Names its database: in the SQLite file's name, or the PostgreSQL schema and `application_name`. */
   readonly databaseName: string;
 }
 
