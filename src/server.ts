@@ -4,6 +4,7 @@ import { createApp } from './app.js';
 import { mintToken } from './auth/tokens.js';
 import { ConfigError, loadConfig, loadDotEnv } from './config.js';
 import { scopes } from './domain/authorization.js';
+import { answerClientErrors } from './http/client-error.js';
 import { closeServer, withConnectionClose } from './http/close-server.js';
 
 loadDotEnv();
@@ -50,6 +51,8 @@ const server = serve(
     );
   },
 ) as Server;
+// Requests the HTTP parser rejects get a response with the Error shape, not Node's empty one.
+answerClientErrors(server);
 
 /** Stops accepting, lets in-flight requests finish (bounded), closes the database, exits 0. */
 async function shutdown(signal: string) {

@@ -46,6 +46,11 @@ export function createAdapterFactory(config: DatabaseConfig): AdapterFactory {
     // Raw SQL (tests, health checks) must see the same schema as Prisma's queries.
     options: config.schema ? `-c search_path="${config.schema}"` : undefined,
   });
+  // An idle connection that the server ends (a restart, `pg_terminate_backend`) is an 'error'
+  // event on the pool, which would crash the process without a listener. pg has already dropped
+  // that connection; the next query opens a new one, and a query that fails is answered 503.
+  // The adapter adds its own listener only while connected, so this one is always there.
+  pool.on('error', () => {});
   return {
     factory: new PrismaPg(pool, { schema: config.schema }),
     close: () => pool.end(),

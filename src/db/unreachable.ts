@@ -19,24 +19,83 @@ const unreachableKinds = new Set([
 ]);
 
 /**
- * True when a failure means the database cannot be reached (down, closed, out of connections):
- * the edges answer 503 UNAVAILABLE for it instead of 500 INTERNAL.
+ * PostgreSQL SQLSTATEs of a server going away or not accepting connections yet: 57P01 (terminated
+ * by an administrator, e.g. a restart or `pg_terminate_backend`), 57P02 (crash shutdown), 57P03
+ * (starting up or shutting down), 57P05 (idle session timeout) and 53300 (too many connections).
+ * The whole class 08 (connection exception) counts too.
+ */
+const unreachableSqlStates = new Set(['57P01', '57P02', '57P03', '57P05', '53300']);
+
+/** Socket errors from Node: the connection was refused, reset or broken. */
+const socketCodes = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+/**
+ * node-postgres' own errors, which carry no code: a connection that died under a query or a
+ * transaction ("Connection terminated unexpectedly", "Client has encountered a connection error
+ * and is not queryable"), a connect timeout of the pool, a pool already ended (shutting down).
+ * The adapter passes these through unchanged, so only their messages identify them.
+ */
+const driverMessages =
+  /^(Connection terminated|Client has encountered a connection error|Client was closed and is not queryable|timeout exceeded when trying to connect|Cannot use a pool after calling end)/;
+
+function isUnreachableCode(code: unknown): boolean {
+  if (typeof code !== 'string') return false;
+  return (
+    unreachableCodes.has(code) ||
+    unreachableSqlStates.has(code) ||
+    /^08[0-9A-Z]{3}$/.test(code) ||
+    socketCodes.has(code)
+  );
+}
+
+interface ErrorLike {
+  code?: unknown;
+  kind?: unknown;
+  originalCode?: unknown;
+  message?: unknown;
+  cause?: unknown;
+  meta?: { driverAdapterError?: unknown };
+}
+
+/**
+ * True when a failure means the database cannot be reached (down, restarting, the connection cut,
+ * out of connections, closed): the edges answer 503 UNAVAILABLE for it instead of 500 INTERNAL.
+ *
+ * Through Prisma 7 and @prisma/adapter-pg the same event arrives in several shapes: a Prisma error
+ * with a Prisma code (P1001) or with `meta.driverAdapterError.cause` holding the adapter's `kind`
+ * and PostgreSQL's `originalCode` (57P01 comes as P2010/P2039 with kind `postgres`); the adapter's
+ * DriverAdapterError itself (from an interactive transaction), whose `cause` is that same object;
+ * or node-postgres' plain Error (a transaction whose connection died). So the whole chain of
+ * `cause` and `meta.driverAdapterError` is searched.
  */
 export function isDatabaseUnreachable(error: unknown): boolean {
-  let current: unknown = error;
-  for (let depth = 0; current && depth < 5; depth++) {
+  const pending: unknown[] = [error];
+  const seen = new Set<unknown>();
+  while (pending.length > 0 && seen.size < 16) {
+    const current = pending.shift();
+    if (typeof current !== 'object' || current === null || seen.has(current)) continue;
+    seen.add(current);
     if (current instanceof DatabaseClosedError) return true;
-    const { code, meta, cause } = current as {
-      code?: unknown;
-      meta?: { driverAdapterError?: { cause?: { kind?: string } } };
-      cause?: unknown;
-    };
-    if (typeof code === 'string' && unreachableCodes.has(code)) return true;
-    const kind = meta?.driverAdapterError?.cause?.kind;
-    if (kind && unreachableKinds.has(kind)) return true;
-    current = cause;
+    const { code, kind, originalCode, message, cause, meta } = current as ErrorLike;
+    if (isUnreachableCode(code) || isUnreachableCode(originalCode)) return true;
+    if (typeof kind === 'string' && unreachableKinds.has(kind)) return true;
+    if (typeof message === 'string' && driverMessages.test(message)) return true;
+    pending.push(cause, meta?.driverAdapterError);
   }
   return false;
 }
 
 export const unavailableMessage = 'The database cannot be reached; try again later.';
+
+/** The log line for it: one cause, whichever edge logs it (logs are throttled per cause). */
+export const unreachableLogMessage = 'the database cannot be reached';

@@ -24,6 +24,8 @@ export const errorStatus = {
   UNKNOWN_PET: 422,
   UNKNOWN_CATEGORY: 422,
   RATE_LIMITED: 429,
+  /** Node's HTTP parser: request line and headers over its limit (src/http/client-error.ts). */
+  REQUEST_HEADERS_TOO_LARGE: 431,
   INTERNAL: 500,
   UNAVAILABLE: 503,
   TIMEOUT: 503,

@@ -1,8 +1,13 @@
 import { GraphQLError } from 'graphql';
 import { WWW_AUTHENTICATE } from '../auth/tokens.js';
-import { isDatabaseUnreachable, unavailableMessage } from '../db/unreachable.js';
+import {
+  isDatabaseUnreachable,
+  unavailableMessage,
+  unreachableLogMessage,
+} from '../db/unreachable.js';
 import { DomainError, type ErrorCode, errorStatus } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
+import { logThrottled } from '../observability/log-throttle.js';
 
 function withCode(error: GraphQLError, code: ErrorCode, message = error.message): GraphQLError {
   // Only `http` (Yoga's status and headers, stripped from the body) is kept of other extensions.
@@ -77,7 +82,8 @@ export function createErrorMasker(logger: Logger) {
         return yogaRequestError(error) ?? error;
       }
       if (isDatabaseUnreachable(original)) {
-        logger.warn({ err: original, path: error.path }, 'the database cannot be reached');
+        // One line per second during an outage, not one per failed field.
+        logThrottled(logger, 'warn', { err: original, path: error.path }, unreachableLogMessage);
         return withCode(error, 'UNAVAILABLE', unavailableMessage);
       }
       logger.error({ err: original, path: error.path }, 'unexpected error in a resolver');

@@ -3,6 +3,7 @@ import type { Database } from '../db/client.js';
 import type { ErrorBody } from '../domain/errors.js';
 import type { AppEnv } from '../http/env.js';
 import type { Logger } from '../logger.js';
+import { logThrottled } from './log-throttle.js';
 
 /** A database that does not answer within this time counts as unreachable. */
 const readinessTimeoutMs = 2000;
@@ -36,7 +37,8 @@ export function healthRoutes(database: Database, logger: Logger) {
       await ping(database);
       return c.json({ status: 'ok', checks: { database: 'ok' } }, 200, noStore);
     } catch (error) {
-      logger.warn({ err: error }, 'not ready: the database cannot be reached');
+      // Probes come every few seconds from each orchestrator: one line per second at most.
+      logThrottled(logger, 'warn', { err: error }, 'not ready: the database cannot be reached');
       const body: ErrorBody = {
         code: 'UNAVAILABLE',
         message: 'The database cannot be reached; try again later.',

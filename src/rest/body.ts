@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { DomainError } from '../domain/errors.js';
-import { isJsonObject, parseJson } from './json.js';
+import { isJsonObject, JsonTooDeepError, parseJson } from './json.js';
 
 /** `application/json` and the `+json` types (`application/merge-patch+json`, …). */
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.-]+\+)?json$/i;
@@ -44,6 +44,7 @@ export async function readJsonObject(c: Context): Promise<Record<string, unknown
   try {
     value = parseJson(text);
   } catch (error) {
+    if (error instanceof JsonTooDeepError) throw malformed(`The request body is ${error.message}`);
     const detail = error instanceof SyntaxError ? `: ${error.message}` : '';
     throw malformed(`The request body is not valid JSON${detail}`);
   }

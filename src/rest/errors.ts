@@ -1,10 +1,15 @@
 import type { Context, ErrorHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { WWW_AUTHENTICATE } from '../auth/tokens.js';
-import { isDatabaseUnreachable, unavailableMessage } from '../db/unreachable.js';
+import {
+  isDatabaseUnreachable,
+  unavailableMessage,
+  unreachableLogMessage,
+} from '../db/unreachable.js';
 import { DomainError, type ErrorBody, errorStatus } from '../domain/errors.js';
 import type { AppEnv } from '../http/env.js';
 import type { Logger } from '../logger.js';
+import { logThrottled } from '../observability/log-throttle.js';
 import { sendJson } from './respond.js';
 
 /**
@@ -16,7 +21,13 @@ export function restErrorHandler(logger: Logger): ErrorHandler<AppEnv> {
   return (error, c) => {
     if (error instanceof DomainError) return sendError(c, error.toBody());
     if (isDatabaseUnreachable(error)) {
-      logger.warn({ err: error, requestId: c.get('requestId') }, 'the database cannot be reached');
+      // One line per second during an outage, not one per request.
+      logThrottled(
+        logger,
+        'warn',
+        { err: error, requestId: c.get('requestId') },
+        unreachableLogMessage,
+      );
       return sendError(c, new DomainError('UNAVAILABLE', unavailableMessage).toBody());
     }
     logger.error(

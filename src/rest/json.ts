@@ -12,9 +12,52 @@ function parseNumber(text: string): number | bigint {
   return Number.isSafeInteger(value) ? value : BigInt(text);
 }
 
-/** Parses JSON text; throws (SyntaxError or, for absurd nesting, RangeError) when it is not JSON. */
+/**
+ * The deepest nesting of arrays and objects a body may have. The bodies of this API are two levels
+ * deep; lossless-json recurses once per level, so valid JSON nested some thousands deep (a 100 KiB
+ * body holds 51,000 levels) would overflow the stack.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/** Valid or not, the text nests arrays and objects deeper than MAX_JSON_DEPTH. */
+export class JsonTooDeepError extends Error {
+  override name = 'JsonTooDeepError';
+  constructor() {
+    super(`nested too deeply: at most ${MAX_JSON_DEPTH} levels of arrays and objects`);
+  }
+}
+
+/** Whether brackets and braces outside strings nest deeper than `limit`; one pass, no recursion. */
+function nestsDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text.charCodeAt(i);
+    if (inString) {
+      if (char === 0x5c)
+        i++; // a backslash: skip the escaped character
+      else if (char === 0x22) inString = false;
+    } else if (char === 0x22) inString = true;
+    else if (char === 0x5b || char === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (char === 0x5d || char === 0x7d) depth--;
+  }
+  return false;
+}
+
+/**
+ * Parses JSON text; throws a SyntaxError when it is not JSON, and a JsonTooDeepError when it nests
+ * deeper than MAX_JSON_DEPTH (checked before parsing, so the parser never runs out of stack).
+ */
 export function parseJson(text: string): unknown {
-  return parse(text, null, parseNumber);
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) throw new JsonTooDeepError();
+  try {
+    return parse(text, null, parseNumber);
+  } catch (error) {
+    // Out of stack anyway (a nearly full stack): still a matter of depth, not of syntax.
+    if (error instanceof RangeError) throw new JsonTooDeepError();
+    throw error;
+  }
 }
 
 /** Writes JSON with bigints as plain JSON numbers, every digit exact. */

@@ -27,6 +27,8 @@ export interface TestApp extends App {
   readonly authorization: string;
   /** The HS256 secret this app verifies tokens with. */
   readonly secret: string;
+  /** Names its database: in the SQLite file's name, or the PostgreSQL schema and `application_name`. */
+  readonly databaseName: string;
 }
 
 /**
@@ -42,7 +44,8 @@ export async function createTestApp(
   const url =
     database === 'sqlite'
       ? `file:${join(tmpdir(), `petstore-${name}.db`)}`
-      : `${postgresUrl}${postgresUrl?.includes('?') ? '&' : '?'}schema=${name}`;
+      : // The application_name tells this app's connections apart from other files' (fault tests).
+        `${postgresUrl}${postgresUrl?.includes('?') ? '&' : '?'}schema=${name}&application_name=${name}`;
   const secret = randomBytes(32).toString('base64url');
   const config = loadConfig({
     DATABASE_URL: url,
@@ -58,6 +61,7 @@ export async function createTestApp(
   return {
     ...app,
     secret,
+    databaseName: name,
     token,
     authorization: `Bearer ${await token()}`,
     sql: (statement) => app.database.prisma.$executeRawUnsafe(statement).then(() => undefined),

@@ -178,7 +178,11 @@ describeDb('the REST HTTP surface', () => {
     ['trailing text', '{"name":"x"} x', /^The request body is not valid JSON/],
     ['single quotes', "{'name':'x'}", /^The request body is not valid JSON/],
     ['a duplicate key', '{"name":"a","name":"b"}', /^The request body is not valid JSON/],
-    ['absurd nesting', `{"a":${'['.repeat(60_000)}`, 'The request body is not valid JSON'],
+    [
+      'absurd nesting',
+      `{"a":${'['.repeat(60_000)}`,
+      'The request body is nested too deeply: at most 64 levels of arrays and objects',
+    ],
     ['an array', '[{"name":"x"}]', 'The request body must be a JSON object'],
     ['null', 'null', 'The request body must be a JSON object'],
     ['a string', '"name"', 'The request body must be a JSON object'],
