@@ -5,9 +5,9 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
+import { DatabaseClosedError } from '../domain/database-errors.js';
 import { PrismaClient as PostgresPrismaClient } from '../generated/postgresql/client.js';
 import { PrismaClient } from '../generated/sqlite/client.js';
-import { DatabaseClosedError } from './unreachable.js';
 
 /**
  * The Prisma client type used across the code base. Both variants have the same API; the code is

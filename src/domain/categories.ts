@@ -1,9 +1,9 @@
 import type { Prisma } from '../generated/sqlite/client.js';
 import { requireScope } from './authorization.js';
 import type { DomainContext } from './context.js';
+import { isPrismaError } from './database-errors.js';
 import { DomainError } from './errors.js';
 import { parseId } from './ids.js';
-import { isPrismaError } from './prisma-errors.js';
 import { optionalText, requiredText } from './validation.js';
 
 export interface CategoryInput {

@@ -1,10 +1,10 @@
 import type { Prisma } from '../generated/sqlite/client.js';
 import { requireScope } from './authorization.js';
 import type { DomainContext } from './context.js';
+import { isPrismaError } from './database-errors.js';
 import { DomainError, validationFailed } from './errors.js';
 import { parseId } from './ids.js';
 import { type Page, pageArgs } from './paging.js';
-import { isPrismaError } from './prisma-errors.js';
 import { requiredText } from './validation.js';
 
 export const petStatuses = ['available', 'pending', 'sold'] as const;

@@ -7,8 +7,8 @@ import {
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Viewer } from '../domain/context.js';
-import { DomainError } from '../domain/errors.js';
 import type { Metrics } from '../observability/metrics.js';
+import { errorCodeOf } from './errors.js';
 
 /** The part of the GraphQL context the metrics read: the caller. */
 interface CallerContext {
@@ -21,19 +21,11 @@ const phaseCodes: Record<string, string> = {
   validate: 'GRAPHQL_VALIDATION_FAILED',
 };
 
-/** The contract code an execution error is sent with (the rules of the error masker). */
-function executionCode(error: GraphQLError): unknown {
-  const original = error.originalError;
-  if (original instanceof DomainError) return original.code;
-  if (original instanceof GraphQLError) return executionCode(original);
-  if (!original) return error.extensions.code ?? 'VALIDATION_FAILED';
-  return 'INTERNAL';
-}
-
 function errorCode(params: FillLabelsFnParams): string {
-  const code = params.error instanceof GraphQLError ? executionCode(params.error) : undefined;
-  if (typeof code === 'string' && /^[A-Z_]{1,40}$/.test(code)) return code;
-  return phaseCodes[params.errorPhase ?? ''] ?? 'INTERNAL';
+  const { error, errorPhase } = params;
+  // A parse or validation error that no plugin has coded yet.
+  const uncoded = !(error instanceof GraphQLError && error.extensions.code);
+  return (uncoded && phaseCodes[errorPhase ?? '']) || errorCodeOf(error);
 }
 
 /**

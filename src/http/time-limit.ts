@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import { DomainError } from '../domain/errors.js';
+import { timeoutError } from '../domain/errors.js';
 import type { AppEnv } from './env.js';
 import { errorResponse } from './error-response.js';
 
@@ -21,7 +21,7 @@ export function timeLimit(ms: number): MiddlewareHandler<AppEnv> {
     work.catch(() => {}); // a failure after the time limit has nobody left to answer
     try {
       if ((await Promise.race([work, expired])) === 'expired') {
-        const timeout = new DomainError('TIMEOUT', timeoutMessage);
+        const timeout = timeoutError();
         controller.abort(timeout);
         return errorResponse(c, timeout);
       }
@@ -30,5 +30,3 @@ export function timeLimit(ms: number): MiddlewareHandler<AppEnv> {
     }
   };
 }
-
-const timeoutMessage = 'The request took longer than the time limit and was abandoned';

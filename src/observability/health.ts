@@ -1,9 +1,9 @@
 import { Hono } from 'hono';
 import type { Database } from '../db/client.js';
-import type { ErrorBody } from '../domain/errors.js';
+import { DomainError, unavailableMessage } from '../domain/errors.js';
 import type { AppEnv } from '../http/env.js';
 import type { Logger } from '../logger.js';
-import { logThrottled } from './log-throttle.js';
+import { logFailure } from './log-throttle.js';
 
 /** A database that does not answer within this time counts as unreachable. */
 const readinessTimeoutMs = 2000;
@@ -37,13 +37,13 @@ export function healthRoutes(database: Database, logger: Logger) {
       await ping(database);
       return c.json({ status: 'ok', checks: { database: 'ok' } }, 200, noStore);
     } catch (error) {
-      // Probes come every few seconds from each orchestrator: one line per second at most.
-      logThrottled(logger, 'warn', { err: error }, 'not ready: the database cannot be reached');
-      const body: ErrorBody = {
-        code: 'UNAVAILABLE',
-        message: 'The database cannot be reached; try again later.',
-        status: 503,
-      };
+      // Not ready, whatever the failure was; probes come every few seconds: throttled.
+      logFailure(
+        logger,
+        { level: 'warn', message: 'not ready: the database cannot be reached', throttled: true },
+        { err: error },
+      );
+      const body = new DomainError('UNAVAILABLE', unavailableMessage).toBody();
       return c.json(body, 503, noStore);
     }
   });

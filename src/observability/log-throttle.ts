@@ -1,3 +1,4 @@
+import type { FailureLog } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
 
 /** One line per cause and logger within this time; the rest are counted, not written. */
@@ -39,4 +40,15 @@ export function logThrottled(
   const suppressed = state?.suppressed ?? 0;
   byMessage.set(message, { writtenAt: now, suppressed: 0 });
   logger[level](suppressed > 0 ? { ...fields, suppressed } : fields, message);
+}
+
+/** Logs a classified failure as `classifyError` says (nothing, a throttled warning, an error). */
+export function logFailure(
+  logger: Logger,
+  log: FailureLog | undefined,
+  fields: Record<string, unknown>,
+): void {
+  if (!log) return;
+  if (log.throttled) logThrottled(logger, log.level, fields, log.message);
+  else logger[log.level](fields, log.message);
 }

@@ -328,7 +328,7 @@ describeDb('an unexpected REST failure', () => {
         .filter((line) => line.msg !== 'request'); // the access line
       expect(logged).toHaveLength(1);
       expect(logged[0]).toMatchObject({
-        msg: 'unexpected error in a REST handler',
+        msg: 'unexpected error',
         method,
         path: `/api${path}`,
         requestId: expect.stringMatching(/^[0-9a-f-]{36}$/),

@@ -95,7 +95,23 @@ export function isDatabaseUnreachable(error: unknown): boolean {
   return false;
 }
 
-export const unavailableMessage = 'The database cannot be reached; try again later.';
+/**
+ * A statement or transaction that ran past its time limit: PostgreSQL's `statement_timeout`
+ * (SQLSTATE 57014) or an interactive transaction Prisma closed at its timeout (P2028).
+ */
+export function isDatabaseTimeout(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; typeof current === 'object' && current !== null && depth < 4; depth++) {
+    const { code, originalCode, meta, cause } = current as ErrorLike;
+    if (code === 'P2028' || code === '57014' || originalCode === '57014') return true;
+    current = meta?.driverAdapterError ?? cause;
+  }
+  return false;
+}
 
-/** The log line for it: one cause, whichever edge logs it (logs are throttled per cause). */
-export const unreachableLogMessage = 'the database cannot be reached';
+/** Prisma's known request error codes that the domain turns into contract errors. */
+type KnownCode = 'P2002' | 'P2003' | 'P2025';
+
+export function isPrismaError(error: unknown, code: KnownCode): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
+}
