@@ -11,6 +11,7 @@ import { DomainError } from './domain/errors.js';
 import { createGraphQLHandler } from './graphql/yoga.js';
 import { authenticate } from './http/authenticate.js';
 import { bodyTooLargeMessage, limitBody } from './http/body-limit.js';
+import { corsPolicy } from './http/cors.js';
 import { docsRoutes } from './http/docs.js';
 import { errorResponse } from './http/error-response.js';
 import { graphiqlAssets } from './http/graphiql.js';
@@ -83,6 +84,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   app.route('/', metricsRoutes(metrics));
   app.route('/', docsRoutes);
   app.route('/', graphiqlAssets);
+  // One cross-origin policy for both edges; preflights are answered before the token check.
+  for (const path of ['/graphql', REST_BASE_PATH, `${REST_BASE_PATH}/*`]) {
+    app.use(path, corsPolicy(config.corsOrigins));
+  }
   app.use(timeLimit(config.limits.requestTimeoutMs));
   app.use(authenticate(createTokenVerifier(auth)));
   if (config.rateLimitPerMinute > 0) {

@@ -53,4 +53,24 @@ describe('configuration', () => {
       auth: { jwtSecret: undefined },
     });
   });
+
+  it('reads CORS_ORIGINS as a list of origins, none by default', () => {
+    expect(loadConfig({}).corsOrigins).toEqual([]);
+    expect(
+      loadConfig({ CORS_ORIGINS: ' https://app.example.com ,http://localhost:5173,' }).corsOrigins,
+    ).toEqual(['https://app.example.com', 'http://localhost:5173']);
+    expect(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins).toEqual(['*']);
+  });
+
+  it.each([
+    ['https://app.example.com/', '"https://app.example.com/" is not an origin'],
+    ['app.example.com', '"app.example.com" is not an origin'],
+    ['https://app.example.com/path', 'is not an origin'],
+    ['ftp://files.example.com', 'is not an origin'],
+    ['*, https://app.example.com', 'is either * alone or a list of origins'],
+  ])('refuses CORS_ORIGINS=%j, naming the variable', (value, problem) => {
+    expect(() => loadConfig({ CORS_ORIGINS: value })).toThrow(
+      new RegExp(`CORS_ORIGINS: .*${problem.replace(/[.*"/]/g, '\\$&')}`),
+    );
+  });
 });
