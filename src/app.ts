@@ -67,7 +67,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   // First: in production a missing secret must stop the start before anything is touched.
   const auth = resolveAuthSettings(config.auth, config.production);
   await migrate(config.database);
-  const database = openDatabase(config.database);
+  const database = openDatabase(config.database, {
+    transactionTimeoutMs: config.limits.requestTimeoutMs,
+  });
   if (config.seed && (await seedSampleData(database.prisma))) logger.info('loaded the sample data');
 
   const metrics = createMetrics(database);

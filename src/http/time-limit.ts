@@ -4,7 +4,8 @@ import { errorResponse } from './error-response.js';
 
 /**
  * Answers 503 TIMEOUT when a request runs past `ms`. The work itself is not cancelled (a database
- * statement cannot be interrupted from here); transactions have their own limit of the same length.
+ * statement cannot be interrupted from here); transactions have their own limit of the same length
+ * (src/db/client.ts), so none is left running or half-done after its request.
  */
 export function timeLimit(ms: number): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
