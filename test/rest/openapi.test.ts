@@ -57,7 +57,7 @@ it('passes a standard OpenAPI validator', async () => {
   expect(validated).toMatchObject({ openapi: '3.0.3', info: { version: '1.0.0' } });
 });
 
-it('has every route of CONTRACT §5 and no other', () => {
+it('has every route of the REST façade and no other', () => {
   const routes = Object.entries(document.paths).flatMap(([path, item]) =>
     Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
   );
