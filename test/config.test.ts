@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { parseEnv } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
 
@@ -72,5 +74,35 @@ describe('configuration', () => {
     expect(() => loadConfig({ CORS_ORIGINS: value })).toThrow(
       new RegExp(`CORS_ORIGINS: .*${problem.replace(/[.*"/]/g, '\\$&')}`),
     );
+  });
+
+  it('.env.example lists every variable with its default', () => {
+    const example = parseEnv(readFileSync(new URL('../.env.example', import.meta.url), 'utf8'));
+    expect(Object.keys(example).sort()).toEqual(
+      [
+        'PORT',
+        'HOST',
+        'DATABASE_URL',
+        'SEED',
+        'AUTH_JWT_SECRET',
+        'AUTH_JWKS_URL',
+        'AUTH_ISSUER',
+        'AUTH_AUDIENCE',
+        'NODE_ENV',
+        'CORS_ORIGINS',
+        'PET_BY_ID_SUNSET',
+        'RATE_LIMIT_PER_MINUTE',
+        'BODY_LIMIT_BYTES',
+        'REQUEST_TIMEOUT_MS',
+        'GRAPHQL_MAX_DEPTH',
+        'GRAPHQL_MAX_ALIASES',
+        'GRAPHQL_MAX_TOKENS',
+        'GRAPHQL_MAX_COST',
+        'GRAPHQL_MAX_BATCH',
+        'LOG_LEVEL',
+        'SHUTDOWN_TIMEOUT_MS',
+      ].sort(),
+    );
+    expect(loadConfig(example)).toEqual(loadConfig({}));
   });
 });
