@@ -1,3 +1,5 @@
+import { encodeCursor } from '../src/graphql/schema/connection.js';
+
 /**
  * The GraphQL operations the benchmark sends. The baseline recognises them by their exact text, the
  * way a persisted-query table would, so it never parses GraphQL.
@@ -13,7 +15,7 @@ export const petsPage =
 export const placeOrder =
   'mutation PlaceOrder($input: NewOrder!) { placeOrder(input: $input) { id petId quantity complete } }';
 
-/** A GraphQL cursor as the product writes it: the base64url of the last id seen. */
+/** A GraphQL cursor, written by the product's own code (the id of the last pet seen). */
 export function cursorOf(id: bigint | number): string {
-  return Buffer.from(String(id)).toString('base64url');
+  return encodeCursor(BigInt(id));
 }

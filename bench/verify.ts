@@ -3,9 +3,9 @@ import { type HttpRequest, send } from './http.js';
 import type { ServerProcess } from './processes.js';
 import type { Scenario } from './scenarios.js';
 
-export type Verification =
-  | { available: true; statementsPerRequest: { product: number; baseline?: number } }
-  | { available: false; reason: string };
+export interface Verification {
+  statementsPerRequest: { product: number; baseline?: number };
+}
 
 /** Where two bodies first differ, with a little context, for the error message. */
 function firstDifference(a: string, b: string): string {
@@ -18,8 +18,8 @@ function firstDifference(a: string, b: string): string {
 /**
  * Before any timing: sends the scenario's first `count` requests one at a time, checks every answer
  * (and, with a baseline, that both servers answer the same status and the same bytes), and counts
- * the SQL statements each server ran for them. A product that answers 404 on the scenario's route
- * does not have that endpoint yet: the scenario is reported as not available rather than failed.
+ * the SQL statements each server ran for them. Any wrong answer, a 404 included, fails the run: a
+ * route the bench measures that stops answering is a regression, never a scenario to skip.
  */
 export async function verifyScenario(
   scenario: Scenario,
@@ -31,14 +31,8 @@ export async function verifyScenario(
 ): Promise<Verification> {
   const sample = requests.slice(0, count);
   const before = await Promise.all([product.stats(), baseline?.stats()]);
-  for (const [index, request] of sample.entries()) {
+  for (const request of sample) {
     const answer = await send(product.url, request);
-    if (index === 0 && answer.status === 404) {
-      return {
-        available: false,
-        reason: `not available in this build (${request.method} ${request.path} answers 404)`,
-      };
-    }
     const where = `${scenario.name}, ${request.method} ${request.path} ${request.body ?? ''}`;
     try {
       scenario.check(request, answer, fixture);
@@ -62,7 +56,6 @@ export async function verifyScenario(
   const perRequest = (a: number | undefined, b: number | undefined) =>
     ((b ?? 0) - (a ?? 0)) / sample.length;
   return {
-    available: true,
     statementsPerRequest: {
       product: perRequest(before[0].statements, after[0].statements),
       ...(baseline ? { baseline: perRequest(before[1]?.statements, after[1]?.statements) } : {}),

@@ -10,6 +10,7 @@ import { DomainError } from './domain/errors.js';
 import { createGraphQLHandler } from './graphql/yoga.js';
 import { authenticate } from './http/authenticate.js';
 import { bodyTooLargeMessage, limitBody } from './http/body-limit.js';
+import { corsPolicy } from './http/cors.js';
 import { docsRoutes } from './http/docs.js';
 import type { AppEnv } from './http/env.js';
 import { errorResponse } from './http/error-response.js';
@@ -55,7 +56,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   // First: in production a missing secret must stop the start before anything is touched.
   const auth = resolveAuthSettings(config.auth, config.production);
   await migrate(config.database);
-  const database = openDatabase(config.database);
+  const database = openDatabase(config.database, {
+    transactionTimeoutMs: config.limits.requestTimeoutMs,
+  });
   if (config.seed && (await seedSampleData(database.prisma))) logger.info('loaded the sample data');
 
   const metrics = createMetrics(database);
@@ -72,6 +75,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   app.route('/', metricsRoutes(metrics));
   app.route('/', docsRoutes);
   app.route('/', graphiqlAssets);
+  // One cross-origin policy for both edges; preflights are answered before the token check.
+  for (const path of ['/graphql', REST_BASE_PATH, `${REST_BASE_PATH}/*`]) {
+    app.use(path, corsPolicy(config.corsOrigins));
+  }
   app.use(timeLimit(config.limits.requestTimeoutMs));
   app.use(authenticate(createTokenVerifier(auth)));
   if (config.rateLimitPerMinute > 0) {

@@ -25,9 +25,11 @@ export interface Config {
   readonly limits: Limits;
   /** How long a shutdown waits for in-flight requests before closing their connections. */
   readonly shutdownTimeoutMs: number;
+  /** Origins whose browser scripts may call /graphql and /api; empty: same-origin only; `*`: any. */
+  readonly corsOrigins: readonly string[];
 }
 
-/** §7 of the contract: defaults that operators may tighten or loosen. */
+/** Request and document limits: defaults that operators may tighten or loosen. */
 export interface Limits {
   readonly bodyBytes: number;
   readonly requestTimeoutMs: number;
@@ -54,7 +56,7 @@ const optionalText = z
   .transform((value) => (value === '' ? undefined : value))
   .optional();
 
-/** CONTRACT §7: 100 KiB. */
+/** The default body limit: 100 KiB. */
 export const DEFAULT_BODY_BYTES = 100 * 1024;
 
 const positiveInt = (fallback: number) =>
@@ -63,6 +65,39 @@ const positiveInt = (fallback: number) =>
     .int('must be a whole number')
     .min(1, 'must be 1 or more')
     .default(fallback);
+
+/** `https://app.example.com, http://localhost:5173` → each entry checked to be an origin. */
+const corsOrigins = z
+  .string()
+  .default('')
+  .transform((value) =>
+    value
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean),
+  )
+  .superRefine((entries, ctx) => {
+    if (entries.includes('*') && entries.length > 1) {
+      ctx.addIssue({ code: 'custom', message: 'is either * alone or a list of origins' });
+    }
+    for (const entry of entries) {
+      if (entry !== '*' && !isOrigin(entry)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `"${entry}" is not an origin: write scheme://host[:port], e.g. https://app.example.com, with no path or trailing slash`,
+        });
+      }
+    }
+  });
+
+function isOrigin(entry: string): boolean {
+  try {
+    const url = new URL(entry);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === entry;
+  } catch {
+    return false;
+  }
+}
 
 const envSchema = z.object({
   PORT: z.coerce
@@ -113,6 +148,7 @@ const envSchema = z.object({
     .min(0, 'must be 0-600000')
     .max(600_000, 'must be 0-600000')
     .default(10_000),
+  CORS_ORIGINS: corsOrigins,
 });
 
 function parseDatabaseUrl(url: string): DatabaseConfig {
@@ -165,6 +201,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       graphqlListItems: vars.GRAPHQL_MAX_LIST_ITEMS,
     }),
     shutdownTimeoutMs: vars.SHUTDOWN_TIMEOUT_MS,
+    corsOrigins: Object.freeze(vars.CORS_ORIGINS),
   });
 }
 

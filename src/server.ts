@@ -44,15 +44,34 @@ const server = serve(
     hostname: config.host,
   },
   (address) => {
-    const url = `http://${config.host}:${address.port}`;
+    const url = `http://${browsableHost(config.host)}:${address.port}`;
+    const addresses = {
+      graphql: `${url}/graphql`,
+      rest: `${url}/api`,
+      restDocs: `${url}/api/docs`,
+    };
     app.logger.info(
-      { url, database: config.database.provider },
-      `serving GraphQL on ${url}/graphql`,
+      { url, ...addresses, database: config.database.provider },
+      `serving GraphQL on ${addresses.graphql}, REST on ${addresses.rest}`,
+    );
+    // For the person at the console; the log line above carries the same addresses.
+    process.stderr.write(
+      `\nPet Store gateway on ${url} (${config.database.provider})\n` +
+        `  GraphQL    ${addresses.graphql}\n` +
+        `  GraphiQL   ${addresses.graphql} (open it in a browser)\n` +
+        `  REST       ${addresses.rest}\n` +
+        `  REST docs  ${addresses.restDocs} (Swagger UI; the document is ${addresses.rest}/openapi.json)\n\n`,
     );
   },
 ) as Server;
 // Requests the HTTP parser rejects get a response with the Error shape, not Node's empty one.
 answerClientErrors(server);
+
+/** A host to put in a URL: the wildcard addresses are reached through localhost. */
+function browsableHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return 'localhost';
+  return host.includes(':') ? `[${host}]` : host;
+}
 
 /** Stops accepting, lets in-flight requests finish (bounded), closes the database, exits 0. */
 async function shutdown(signal: string) {

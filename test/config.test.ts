@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { parseEnv } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
 
@@ -52,5 +54,55 @@ describe('configuration', () => {
       port: 4000,
       auth: { jwtSecret: undefined },
     });
+  });
+
+  it('reads CORS_ORIGINS as a list of origins, none by default', () => {
+    expect(loadConfig({}).corsOrigins).toEqual([]);
+    expect(
+      loadConfig({ CORS_ORIGINS: ' https://app.example.com ,http://localhost:5173,' }).corsOrigins,
+    ).toEqual(['https://app.example.com', 'http://localhost:5173']);
+    expect(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins).toEqual(['*']);
+  });
+
+  it.each([
+    ['https://app.example.com/', '"https://app.example.com/" is not an origin'],
+    ['app.example.com', '"app.example.com" is not an origin'],
+    ['https://app.example.com/path', 'is not an origin'],
+    ['ftp://files.example.com', 'is not an origin'],
+    ['*, https://app.example.com', 'is either * alone or a list of origins'],
+  ])('refuses CORS_ORIGINS=%j, naming the variable', (value, problem) => {
+    expect(() => loadConfig({ CORS_ORIGINS: value })).toThrow(
+      new RegExp(`CORS_ORIGINS: .*${problem.replace(/[.*"/]/g, '\\$&')}`),
+    );
+  });
+
+  it('.env.example lists every variable with its default', () => {
+    const example = parseEnv(readFileSync(new URL('../.env.example', import.meta.url), 'utf8'));
+    expect(Object.keys(example).sort()).toEqual(
+      [
+        'PORT',
+        'HOST',
+        'DATABASE_URL',
+        'SEED',
+        'AUTH_JWT_SECRET',
+        'AUTH_JWKS_URL',
+        'AUTH_ISSUER',
+        'AUTH_AUDIENCE',
+        'NODE_ENV',
+        'CORS_ORIGINS',
+        'PET_BY_ID_SUNSET',
+        'RATE_LIMIT_PER_MINUTE',
+        'BODY_LIMIT_BYTES',
+        'REQUEST_TIMEOUT_MS',
+        'GRAPHQL_MAX_DEPTH',
+        'GRAPHQL_MAX_ALIASES',
+        'GRAPHQL_MAX_TOKENS',
+        'GRAPHQL_MAX_COST',
+        'GRAPHQL_MAX_BATCH',
+        'LOG_LEVEL',
+        'SHUTDOWN_TIMEOUT_MS',
+      ].sort(),
+    );
+    expect(loadConfig(example)).toEqual(loadConfig({}));
   });
 });

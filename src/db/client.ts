@@ -24,6 +24,19 @@ export interface Database {
   close(): Promise<void>;
 }
 
+export interface DatabaseOptions {
+  /**
+   * How long a transaction may wait for a connection and then run (REQUEST_TIMEOUT_MS): no
+   * transaction outlives the request that started it. On SQLite it is also how long a statement
+   * waits for another connection's lock.
+   */
+  transactionTimeoutMs: number;
+}
+
+/** Transactions that are not part of a request (loading sample or bulk data) get this long. */
+export const BULK_TRANSACTION_MS = 60_000;
+export const bulkTransaction = { maxWait: BULK_TRANSACTION_MS, timeout: BULK_TRANSACTION_MS };
+
 export interface AdapterFactory {
   readonly factory: SqlMigrationAwareDriverAdapterFactory;
   /** Ends the connection pool (Prisma leaves a pool it was given open). */
@@ -31,11 +44,14 @@ export interface AdapterFactory {
 }
 
 /** The driver adapter for a configuration; also used by the migration runner. */
-export function createAdapterFactory(config: DatabaseConfig): AdapterFactory {
+export function createAdapterFactory(
+  config: DatabaseConfig,
+  lockTimeoutMs = BULK_TRANSACTION_MS,
+): AdapterFactory {
   if (config.provider === 'sqlite') {
     mkdirSync(dirname(config.file), { recursive: true });
     return {
-      factory: new PrismaBetterSqlite3({ url: config.file, timeout: 10_000 }),
+      factory: new PrismaBetterSqlite3({ url: config.file, timeout: lockTimeoutMs }),
       close: async () => {},
     };
   }
@@ -57,21 +73,27 @@ export function createAdapterFactory(config: DatabaseConfig): AdapterFactory {
   };
 }
 
-export function openDatabase(config: DatabaseConfig): Database {
+export function openDatabase(config: DatabaseConfig, options: DatabaseOptions): Database {
   let statements = 0;
   let closed = false;
   let closing: Promise<void> | undefined;
-  const { factory, close } = createAdapterFactory(config);
+  const { factory, close } = createAdapterFactory(config, options.transactionTimeoutMs);
   const adapter = countStatements(
     refuseWhenClosed(factory, () => closed),
     () => {
       statements++;
     },
   );
+  // Instead of Prisma's 2 s / 5 s defaults, so that a burst of orders on one pet queues instead
+  // of failing, and never beyond the request's own limit.
+  const transactionOptions = {
+    maxWait: options.transactionTimeoutMs,
+    timeout: options.transactionTimeoutMs,
+  };
   const prisma =
     config.provider === 'sqlite'
-      ? new PrismaClient({ adapter })
-      : (new PostgresPrismaClient({ adapter }) as unknown as Db);
+      ? new PrismaClient({ adapter, transactionOptions })
+      : (new PostgresPrismaClient({ adapter, transactionOptions }) as unknown as Db);
   return {
     prisma,
     config,

@@ -1,4 +1,4 @@
-import type { Db } from './client.js';
+import { bulkTransaction, type Db } from './client.js';
 import { sampleStatus } from './seed.js';
 
 const names = [
@@ -73,7 +73,7 @@ export async function seedPets(
           quantity: pet.status === 'sold' ? 0 : Number(pet.id % 25n) + 1,
         })),
       });
-    });
+    }, bulkTransaction);
     added += size;
     onProgress?.(added, toAdd);
   }

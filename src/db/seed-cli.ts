@@ -4,7 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { loadConfig, loadDotEnv } from '../config.js';
-import { openDatabase } from './client.js';
+import { BULK_TRANSACTION_MS, openDatabase } from './client.js';
 import { migrate } from './migrate.js';
 import { createProgressBar } from './progress-bar.js';
 import { seedSampleData } from './seed.js';
@@ -28,7 +28,7 @@ const pets = parsePets(values.pets);
 loadDotEnv();
 const config = loadConfig();
 await migrate(config.database);
-const database = openDatabase(config.database);
+const database = openDatabase(config.database, { transactionTimeoutMs: BULK_TRANSACTION_MS });
 try {
   const seeded = await seedSampleData(database.prisma);
   console.log(

@@ -1,5 +1,5 @@
 import type { PetStatus } from '../domain/pets.js';
-import type { Db } from './client.js';
+import { bulkTransaction, type Db } from './client.js';
 
 const categories = [
   { name: 'Dogs', description: 'Loyal companions of every size' },
@@ -54,6 +54,6 @@ export async function seedSampleData(db: Db): Promise<boolean> {
         }
       }
     }
-  });
+  }, bulkTransaction);
   return true;
 }

@@ -4,10 +4,10 @@ import type { DomainContext } from './context.js';
 export type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
 
 /**
- * Runs `work` in one database transaction. Waits for a connection and runs for up to 10 s (the
- * request time limit) instead of Prisma's 2 s / 5 s defaults, so a burst of orders on one pet queues
- * instead of failing.
+ * Runs `work` in one database transaction, within the client's transaction limits: waiting for a
+ * connection and running each bounded by the request time limit (REQUEST_TIMEOUT_MS, set where
+ * the client is opened: src/db/client.ts).
  */
 export function inTransaction<T>(ctx: DomainContext, work: (tx: Tx) => Promise<T>): Promise<T> {
-  return ctx.db.$transaction(work, { maxWait: 10_000, timeout: 10_000 });
+  return ctx.db.$transaction(work);
 }

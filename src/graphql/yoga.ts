@@ -72,6 +72,7 @@ export function createGraphQLHandler({ database, logger, limits, metrics }: Yoga
   >({
     schema,
     graphqlEndpoint: '/graphql',
+    cors: false, // the app's one policy for /graphql and /api (src/http/cors.ts)
     landingPage: false,
     graphiql: {
       title: 'Pet Store gateway · <a href="/api/docs">REST API docs</a>',

@@ -6,8 +6,8 @@ import { errorResponse } from './error-response.js';
 /**
  * Answers 503 TIMEOUT when a request runs past `ms`, and aborts the request's `signal` so that
  * the work stops too: GraphQL execution ends at the next field, and nothing new is started for a
- * client that has been answered. A statement already sent to the database runs to its end (on
- * PostgreSQL, `statement_timeout` bounds it).
+ * client that has been answered. A statement already sent runs to its end; transactions have a
+ * limit of the same length (src/db/client.ts), so none is left running or half-done.
  */
 export function timeLimit(ms: number): MiddlewareHandler<AppEnv> {
   return async (c, next) => {

@@ -23,7 +23,7 @@ export interface RestApiOptions {
 const honoPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 
 /**
- * The REST façade (CONTRACT §5), to mount under /api: every declared route, then 405 with `Allow`
+ * The REST façade, to mount under /api: every declared route, then 405 with `Allow`
  * for a known path with another method, then 404 NOT_FOUND; each failure in the Error shape.
  */
 export function createRestApi({ database, config, logger }: RestApiOptions): Hono<AppEnv> {

@@ -1,9 +1,8 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Config } from '../config.js';
-import { DEFAULT_BODY_BYTES } from '../config.js';
 import { type ErrorCode, errorStatus } from '../domain/errors.js';
 import { deprecationHeaders, instant } from './deprecation.js';
-import { defineRoute, type HeaderDoc, type Route } from './route.js';
+import { defineRoute, type HeaderDoc, ignoredProperties, type Route } from './route.js';
 import { routes as resourceRoutes } from './routes/index.js';
 import { ErrorBody } from './schemas.js';
 
@@ -12,11 +11,17 @@ export const REST_BASE_PATH = '/api';
 
 const errorRef = { $ref: '#/components/schemas/Error' };
 
-/** What each error code means, for the response descriptions. */
-const codeMeanings: Partial<Record<ErrorCode, string>> = {
+/** A byte count as people write it: `100 KiB`, `1500 bytes`. */
+export function describeBytes(bytes: number): string {
+  if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  return bytes % 1024 === 0 ? `${bytes / 1024} KiB` : `${bytes} bytes`;
+}
+
+/** What each error code means, for the response descriptions and examples. */
+const codeMeanings = (config: Config): Partial<Record<ErrorCode, string>> => ({
   VALIDATION_FAILED: 'a path, query or body value is invalid; the message names it',
   MALFORMED_REQUEST: 'the body is not JSON, or not a JSON object',
-  PAYLOAD_TOO_LARGE: `the body is over BODY_LIMIT_BYTES (default ${DEFAULT_BODY_BYTES} bytes, 100 KiB)`,
+  PAYLOAD_TOO_LARGE: `the body is over the limit of ${describeBytes(config.limits.bodyBytes)}`,
   UNSUPPORTED_MEDIA_TYPE: 'the body is not sent as application/json',
   PET_NOT_FOUND: 'no pet has this id',
   CATEGORY_NOT_FOUND: 'no category has this id',
@@ -36,9 +41,9 @@ const codeMeanings: Partial<Record<ErrorCode, string>> = {
   UNAUTHENTICATED: 'the bearer token is missing (where one is needed), invalid or expired',
   FORBIDDEN: 'the token does not grant the scope this operation needs',
   RATE_LIMITED: 'over the per-client rate limit; retry after `Retry-After` seconds',
-  TIMEOUT: 'the request ran past its time limit',
+  TIMEOUT: `the request ran past its time limit of ${config.limits.requestTimeoutMs} ms`,
   UNAVAILABLE: 'the database cannot be reached; try again later',
-};
+});
 
 const reasons: Record<number, string> = {
   400: 'Bad request',
@@ -109,23 +114,42 @@ function requestErrors(spec: Route['spec']): ErrorCode[] {
   return codes;
 }
 
-/** An error response for one status: the Error schema, the codes it can carry (`x-error-codes`). */
-function errorResponse(codes: readonly ErrorCode[], extraHeaders?: Record<string, HeaderDoc>) {
+/**
+ * An error response for one status: the Error schema, the codes it can carry (`x-error-codes`),
+ * and one example per code with its real status, which Swagger UI offers in a list.
+ */
+function errorResponse(
+  codes: readonly ErrorCode[],
+  config: Config,
+  extraHeaders?: Record<string, HeaderDoc>,
+) {
   const status = errorStatus[codes[0] as ErrorCode];
   const headers =
     extraHeaders || statusHeaders[status]
       ? { ...statusHeaders[status], ...extraHeaders }
       : undefined;
-  const meanings = codes.map((code) => `\`${code}\`: ${codeMeanings[code] ?? code}.`).join(' ');
+  const meanings = codeMeanings(config);
+  const meaning = (code: ErrorCode) => meanings[code] ?? code;
+  const examples = Object.fromEntries(
+    codes.map((code) => {
+      const text = meaning(code);
+      const message = `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
+      return [code, { summary: code, value: { code, message, status: errorStatus[code] } }];
+    }),
+  );
   return {
-    description: `${reasons[status] ?? 'Error'}. ${meanings}`,
+    description: `${reasons[status] ?? 'Error'}. ${codes.map((code) => `\`${code}\`: ${meaning(code)}.`).join(' ')}`,
     'x-error-codes': [...codes],
     ...(headers ? { headers } : {}),
-    content: { 'application/json': { schema: errorRef } },
+    content: { 'application/json': { schema: errorRef, examples } },
   };
 }
 
-function errorResponses(codes: readonly ErrorCode[], headers?: Record<string, HeaderDoc>) {
+function errorResponses(
+  codes: readonly ErrorCode[],
+  config: Config,
+  headers?: Record<string, HeaderDoc>,
+) {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of new Set(codes)) {
     const status = errorStatus[code];
@@ -134,7 +158,7 @@ function errorResponses(codes: readonly ErrorCode[], headers?: Record<string, He
   return Object.fromEntries(
     [...byStatus]
       .sort(([a], [b]) => a - b)
-      .map(([status, list]) => [String(status), errorResponse(list, headers)]),
+      .map(([status, list]) => [String(status), errorResponse(list, config, headers)]),
   );
 }
 
@@ -160,6 +184,15 @@ function deprecationHeaderDocs(spec: Route['spec'], config: Config): Record<stri
   };
 }
 
+/** The sentence naming the body properties that are accepted and ignored. */
+function ignoredText(spec: Route['spec']): string {
+  const names = ignoredProperties(spec).map((name) => `\`${name}\``);
+  if (names.length === 0) return '';
+  const list =
+    names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+  return `${list} may be sent (e.g. a resource sent back as read) and ${names.length === 1 ? 'is' : 'are'} ignored; any other property not listed here is refused.`;
+}
+
 /** The one place where a route declaration becomes an OpenAPI operation. */
 function operation(spec: Route['spec'], config: Config) {
   const deprecation = deprecationHeaderDocs(spec, config);
@@ -178,6 +211,7 @@ function operation(spec: Route['spec'], config: Config) {
         ...(spec.scope ? (['FORBIDDEN'] as const) : []),
         ...everyOperation,
       ],
+      config,
       spec.deprecation ? deprecation : undefined,
     ),
   };
@@ -192,11 +226,9 @@ function operation(spec: Route['spec'], config: Config) {
       ? { deprecated: true, 'x-sunset': instant(spec.deprecation.sunset(config)) }
       : {}),
     ...(spec.stability ? { 'x-stability': spec.stability } : {}),
-    // A token is optional on public operations (an invalid one is still refused).
-    security: (spec.scope ? [{ [BEARER]: [] }] : [{}, { [BEARER]: [] }]) as Record<
-      string,
-      string[]
-    >[],
+    // Public operations need no token (`security: []`, no padlock); a token sent anyway is still
+    // checked, hence their 401.
+    security: (spec.scope ? [{ [BEARER]: [] }] : []) as Record<string, string[]>[],
     ...(spec.scope ? { 'x-required-scope': spec.scope } : {}),
     request: {
       ...(spec.params ? { params: spec.params } : {}),
@@ -205,6 +237,7 @@ function operation(spec: Route['spec'], config: Config) {
         ? {
             body: {
               required: true,
+              description: `A JSON object of at most ${describeBytes(config.limits.bodyBytes)}. ${ignoredText(spec)}`,
               content: { 'application/json': { schema: spec.body } },
             },
           }
@@ -256,11 +289,11 @@ export function buildOpenApiDocument(config: Config) {
       '`x-required-scope`. Reads of pets, categories and inventory need none.',
   });
   registry.registerComponent('responses', 'NotFound', {
-    ...errorResponse(['NOT_FOUND']),
+    ...errorResponse(['NOT_FOUND'], config),
     description: 'No route has this path (any path under /api not listed here).',
   });
   registry.registerComponent('responses', 'MethodNotAllowed', {
-    ...errorResponse(['METHOD_NOT_ALLOWED'], {
+    ...errorResponse(['METHOD_NOT_ALLOWED'], config, {
       Allow: {
         description: 'The methods the path takes, e.g. `GET, HEAD, PUT, DELETE`.',
         schema: { type: 'string' },
@@ -281,7 +314,8 @@ export function buildOpenApiDocument(config: Config) {
         'GraphQL at /graphql. Ids are 64-bit integers written as exact JSON numbers. Every ' +
         'failure is the `Error` object with `status` equal to the HTTP status. Lists are ordered ' +
         'by id and paged with `limit` (1-100, default 20) and `offset`, with the number of ' +
-        'matching items in `X-Total-Count`. Request bodies are JSON objects (at most 100 KiB) ' +
+        'matching items in `X-Total-Count`. Request bodies are JSON objects ' +
+        `(at most ${describeBytes(config.limits.bodyBytes)}) ` +
         'whose unknown properties are rejected, except `id` (and `complete` when placing an ' +
         'order), which are ignored. Undeclared query parameters are ignored.',
     },

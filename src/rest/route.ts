@@ -58,6 +58,11 @@ export interface RouteSpec<P, Q, B> {
   stability?: 'beta' | 'experimental';
   deprecation?: Deprecation;
   /**
+   * Body properties that are accepted and ignored (never validated, left out of the documented
+   * schema, named in the request body's description). Default: `id`, which the server assigns.
+   */
+  ignoredProperties?: readonly string[];
+  /**
    * The scope the caller's token needs. The domain function enforces it; this declares it for the
    * document (and the REST auth tests check the two agree).
    */
@@ -101,7 +106,9 @@ export function defineRoute<
   return {
     spec: spec as AnySpec,
     async run(c, deps) {
-      const body = spec.body ? await readJsonObject(c) : undefined;
+      const body = spec.body
+        ? withoutProperties(await readJsonObject(c), ignoredProperties(spec))
+        : undefined;
       const input = {
         params: spec.params ? check(spec.params, c.req.param(), 'path') : undefined,
         query: spec.query ? check(spec.query, queryValues(c, spec.query), 'query') : undefined,
@@ -110,6 +117,17 @@ export function defineRoute<
       return handle(c, input, deps);
     },
   };
+}
+
+/** The body properties a route accepts and ignores. */
+export function ignoredProperties(spec: { ignoredProperties?: readonly string[] }) {
+  return spec.ignoredProperties ?? ['id'];
+}
+
+function withoutProperties(body: Record<string, unknown>, names: readonly string[]) {
+  const kept = { ...body };
+  for (const name of names) delete kept[name];
+  return kept;
 }
 
 /** The declared query parameters, each given at most once; undeclared ones are ignored. */

@@ -28,9 +28,11 @@ const text = () => z.string({ error: 'must be a string' });
 const dateTime = (description: string) =>
   text().openapi({ format: 'date-time', description, example: '2026-12-01T10:00:00Z' });
 
-/** `id` is accepted in every body for callers that send a whole resource back, and ignored. */
-const ignored = (description: string) => z.unknown().optional().openapi({ description });
-const ignoredId = ignored('Ignored: the server assigns ids.');
+/*
+ * Request bodies list only what the server reads. Properties a caller may send back from a
+ * resource (`id`, and `complete` when placing an order) are accepted and ignored before these
+ * schemas run: see `ignoredProperties` in route.ts.
+ */
 
 const name = (example: string) =>
   text().openapi({ description: '1-100 characters; stored trimmed.', example });
@@ -41,7 +43,6 @@ export const PetStatus = z
 
 export const NewPet = z
   .strictObject({
-    id: ignoredId,
     name: name('Rex'),
     categoryId: int64('An existing category.'),
     status: PetStatus.optional(),
@@ -65,7 +66,6 @@ export const Pets = z.array(Pet).openapi('Pets');
 
 export const NewCategory = z
   .strictObject({
-    id: ignoredId,
     name: name('Dogs'),
     description: text()
       .optional()
@@ -87,17 +87,14 @@ export const Category = z
 
 export const NewOrder = z
   .strictObject({
-    id: ignoredId,
     petId: int64('An existing, available pet.'),
     quantity: count(1, MAX_ORDER_QUANTITY, 'Units to take from the stock.'),
     shipDate: dateTime('RFC 3339 with an offset.').optional(),
-    complete: ignored('Ignored: a new order is never complete.'),
   })
   .openapi({ description: 'An order to place.' });
 
 export const OrderUpdate = z
   .strictObject({
-    id: ignoredId,
     shipDate: dateTime('RFC 3339 with an offset; `null` clears it.').nullable().optional(),
     complete: z
       .boolean({ error: 'must be true or false' })
@@ -126,7 +123,6 @@ export const InventoryItem = z
 
 export const InventoryUpdate = z
   .strictObject({
-    id: ignoredId,
     quantity: count(0, MAX_STOCK, 'The new stock.'),
   })
   .openapi('InventoryUpdate', {

@@ -22,14 +22,28 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
+export interface StartOptions {
+  /**
+   * `node` (default) runs what `npm start` runs (`node --import tsx src/server.ts`) directly;
+   * `npm` runs `npm start` itself, as a supervisor would, so `child` is the npm process.
+   */
+  via?: 'node' | 'npm';
+}
+
 /**
- * Starts the real server as `npm start` does (`node --import tsx src/server.ts`) on a free port
- * and a fresh database, and resolves once it listens. Extra environment variables override the
- * defaults.
+ * Starts the real server on a free port and a fresh database, and resolves once it listens.
+ * Extra environment variables override the defaults.
  */
-export async function startServer(env: Record<string, string> = {}): Promise<ServerProcess> {
+export async function startServer(
+  env: Record<string, string> = {},
+  { via = 'node' }: StartOptions = {},
+): Promise<ServerProcess> {
   const db = childDatabase();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const [command, args]: [string, string[]] =
+    via === 'npm'
+      ? ['npm', ['start', '--silent']]
+      : [process.execPath, ['--import', 'tsx', 'src/server.ts']];
+  const child = spawn(command, args, {
     cwd: projectRoot,
     env: {
       ...process.env,

@@ -11,14 +11,24 @@ const committed = readFileSync(new URL('../../schema/openapi.json', import.meta.
 
 type Operation = {
   operationId: string;
+  security?: Record<string, string[]>[];
+  'x-required-scope'?: string;
   deprecated?: boolean;
   'x-sunset'?: string;
   'x-stability'?: string;
   parameters?: { name: string; in: string; schema: Record<string, unknown> }[];
-  requestBody?: { required: boolean; content: Record<string, { schema: unknown }> };
+  requestBody?: {
+    required: boolean;
+    description?: string;
+    content: Record<string, { schema: unknown }>;
+  };
   responses: Record<
     string,
-    { content?: Record<string, { schema: unknown }>; 'x-error-codes'?: string[] }
+    {
+      description: string;
+      content?: Record<string, { schema: unknown; examples?: Record<string, { value: unknown }> }>;
+      'x-error-codes'?: string[];
+    }
   >;
 };
 type Document = OpenApiDocument & {
@@ -28,6 +38,10 @@ type Document = OpenApiDocument & {
 };
 
 const document = JSON.parse(committed) as Document;
+const operations = (doc: Document) =>
+  Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, op]) => ({ name: `${method.toUpperCase()} ${path}`, op })),
+  );
 const operation = (path: string, method: string) => {
   const found = document.paths[path]?.[method];
   if (!found) throw new Error(`no ${method} ${path}`);
@@ -43,7 +57,7 @@ it('passes a standard OpenAPI validator', async () => {
   expect(validated).toMatchObject({ openapi: '3.0.3', info: { version: '1.0.0' } });
 });
 
-it('has every route of CONTRACT §5 and no other', () => {
+it('has every route of the REST façade and no other', () => {
   const routes = Object.entries(document.paths).flatMap(([path, item]) =>
     Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
   );
@@ -147,6 +161,111 @@ it('documents every error response with the Error schema and the codes it carrie
   expect(operation('/pets/{petId}', 'get').responses['410']?.['x-error-codes']).toEqual([
     'ENDPOINT_SUNSET',
   ]);
+});
+
+it('shows each error response with an example per code, carrying that code and the real status', () => {
+  for (const { name, op } of operations(document)) {
+    for (const [status, response] of Object.entries(op.responses)) {
+      if (Number(status) < 400) continue;
+      const examples = response.content?.['application/json']?.examples ?? {};
+      expect(Object.keys(examples), `${name} ${status}`).toEqual(response['x-error-codes']);
+      for (const [code, example] of Object.entries(examples)) {
+        expect(example.value, `${name} ${status} ${code}`).toEqual({
+          code,
+          message: expect.stringMatching(/^[A-Z`].+\.$/),
+          status: Number(status),
+        });
+      }
+    }
+  }
+  expect(operation('/pets/{petId}', 'get').responses['404']?.content).toMatchObject({
+    'application/json': {
+      examples: {
+        PET_NOT_FOUND: {
+          value: { code: 'PET_NOT_FOUND', message: 'No pet has this id.', status: 404 },
+        },
+      },
+    },
+  });
+});
+
+it('declares security per operation: the bearer scheme where a scope is needed, none elsewhere', () => {
+  const protectedOps = operations(document)
+    .filter(({ op }) => op.security?.length)
+    .map(({ name }) => name);
+  expect(protectedOps.sort()).toEqual(
+    [
+      'POST /pets',
+      'PUT /pets/{petId}',
+      'DELETE /pets/{petId}',
+      'POST /categories',
+      'PUT /categories/{categoryId}',
+      'DELETE /categories/{categoryId}',
+      'GET /store/orders',
+      'POST /store/orders',
+      'GET /store/orders/{orderId}',
+      'PATCH /store/orders/{orderId}',
+      'DELETE /store/orders/{orderId}',
+      'PUT /store/inventory/{petId}',
+    ].sort(),
+  );
+  for (const { name, op } of operations(document)) {
+    if (op['x-required-scope']) {
+      expect(op.security, name).toEqual([{ bearerAuth: [] }]);
+      expect(op.responses['403'], name).toBeDefined();
+    } else {
+      // An empty list: Swagger UI shows no padlock and sends no token.
+      expect(op.security, name).toEqual([]);
+      expect(op.responses['403'], name).toBeUndefined();
+    }
+  }
+});
+
+it('types every documented request body property; ignored ones (id) are left out', () => {
+  const bodies = operations(document).flatMap(({ name, op }) => {
+    const schema = op.requestBody?.content['application/json']?.schema as
+      | { $ref?: string; properties?: Record<string, Record<string, unknown>> }
+      | undefined;
+    if (!schema) return [];
+    const resolved = schema.$ref
+      ? (document.components.schemas[schema.$ref.split('/').at(-1) as string] as typeof schema)
+      : schema;
+    return [{ name, op, properties: resolved.properties ?? {} }];
+  });
+  expect(bodies.length).toBe(7);
+  for (const { name, op, properties } of bodies) {
+    expect(Object.keys(properties), name).not.toContain('id');
+    for (const [property, schema] of Object.entries(properties)) {
+      expect('type' in schema || '$ref' in schema, `${name} ${property}`).toBe(true);
+    }
+    expect(op.requestBody?.description, name).toContain('`id`');
+  }
+  expect(Object.keys(document.components.schemas.NewPet?.properties as object)).toEqual([
+    'name',
+    'categoryId',
+    'status',
+  ]);
+  expect(operation('/store/orders', 'post').requestBody?.description).toContain(
+    '`id` and `complete` may be sent',
+  );
+});
+
+describeDb('the served document under other limits', () => {
+  const app = useTestApp({ BODY_LIMIT_BYTES: '2048', REQUEST_TIMEOUT_MS: '1234' });
+
+  it('states the configured body and time limits, not the defaults', async () => {
+    const response = await rest(app(), 'GET', '/openapi.json');
+    expect(response.text).not.toContain('100 KiB');
+    expect(response.text).not.toContain('10000 ms');
+    const served = JSON.parse(response.text) as Document & { info: { description: string } };
+    expect(served.info.description).toContain('(at most 2 KiB)');
+    const post = served.paths['/pets']?.post as Operation;
+    expect(post.requestBody?.description).toMatch(/^A JSON object of at most 2 KiB\./);
+    expect(post.responses['413']?.description).toBe(
+      'Payload too large. `PAYLOAD_TOO_LARGE`: the body is over the limit of 2 KiB.',
+    );
+    expect(post.responses['503']?.description).toContain('time limit of 1234 ms');
+  });
 });
 
 describeDb('the served document', () => {

@@ -96,7 +96,7 @@ describeDb('REST orders', () => {
     [{ petId: 1, quantity: 1, shipDate: 1700000000 }, 'shipDate must be a string'],
     [
       { petId: 1, quantity: 1, status: 'placed' },
-      'Unknown property "status"; allowed: id, petId, quantity, shipDate, complete',
+      'Unknown property "status"; allowed: petId, quantity, shipDate',
     ],
   ])('rejects the body %o with VALIDATION_FAILED', async (json, message) => {
     expectError(
@@ -231,7 +231,7 @@ describeDb('REST orders', () => {
     [{ complete: null }, 'complete must be true or false'],
     [{ shipDate: 5 }, 'shipDate must be a string'],
     [{ shipDate: '2027-13-01T00:00:00Z' }, /^shipDate must be an RFC 3339/],
-    [{ quantity: 3 }, 'Unknown property "quantity"; allowed: id, shipDate, complete'],
+    [{ quantity: 3 }, 'Unknown property "quantity"; allowed: shipDate, complete'],
   ])('rejects the update %o with VALIDATION_FAILED', async (json, message) => {
     const pet = await makePet(app(), { quantity: 1 });
     const order = await makeOrder(app(), { petId: pet.id });

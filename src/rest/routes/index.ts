@@ -4,7 +4,7 @@ import * as inventory from './inventory.js';
 import * as orders from './orders.js';
 import * as pets from './pets.js';
 
-/** The resource routes of CONTRACT §5, in the order of the document. */
+/** The resource routes of the REST façade, in the order of the document. */
 export const routes: readonly Route[] = [
   pets.listPets,
   pets.createPet,

@@ -49,8 +49,9 @@ export const placeOrder = defineRoute(
     summary: 'Place an order',
     description:
       'Takes the quantity from the stock of an available pet, atomically; taking the last unit ' +
-      'makes the pet `sold`. `id` and `complete` in the body are ignored.',
+      'makes the pet `sold`.',
     body: NewOrder,
+    ignoredProperties: ['id', 'complete'],
     success: created(Order, 'The new order, not complete.'),
     errors: ['UNKNOWN_PET', 'PET_NOT_AVAILABLE', 'INSUFFICIENT_STOCK'],
   },

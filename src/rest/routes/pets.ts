@@ -9,7 +9,7 @@ import { created, noContent, ok, page } from './success.js';
 
 const petPath = z.object({ petId: idParam('petId', 'The pet id.') });
 
-/** GET /pets/{petId} is deprecated in favour of GraphQL (CONTRACT §5). */
+/** GET /pets/{petId} is deprecated in favour of the GraphQL query pet(id:), with a sunset date. */
 export const petByIdDeprecation: Deprecation = {
   since: new Date('2026-11-21T00:00:00Z'),
   sunset: (config) => config.petByIdSunset,
