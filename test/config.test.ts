@@ -99,6 +99,7 @@ describe('configuration', () => {
         'GRAPHQL_MAX_TOKENS',
         'GRAPHQL_MAX_COST',
         'GRAPHQL_MAX_BATCH',
+        'GRAPHQL_MAX_LIST_ITEMS',
         'LOG_LEVEL',
         'SHUTDOWN_TIMEOUT_MS',
       ].sort(),

@@ -67,6 +67,10 @@ export function createAdapterFactory(
   // that connection; the next query opens a new one, and a query that fails is answered 503.
   // The adapter adds its own listener only while connected, so this one is always there.
   pool.on('error', () => {});
+  // A connection cut while checked out can also emit 'error' after the query that saw it has
+  // released its own listener (pg emits once for the query and once for the socket's end); with
+  // no listener left that is an uncaught exception. Every connection keeps one for its lifetime.
+  pool.on('connect', (connection) => connection.on('error', () => {}));
   return {
     factory: new PrismaPg(pool, { schema: config.schema }),
     close: () => pool.end(),
