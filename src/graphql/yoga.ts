@@ -1,3 +1,4 @@
+import { getOperationAST } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import type { Limits } from '../config.js';
 import type { Database } from '../db/client.js';
@@ -12,10 +13,22 @@ import { createContext, type GraphQLContext } from './context.js';
 import { createErrorMasker } from './errors.js';
 import { batchLimit, costLimit, queryLimits } from './limits.js';
 import { ListItemBudget } from './list-items.js';
+import { createLoaders } from './loaders.js';
 import { graphqlMetrics } from './metrics.js';
 import { logOperationNames } from './operation-log.js';
 import { documentErrorCodes, requestShape } from './request-errors.js';
 import { schema } from './schema/index.js';
+
+/**
+ * A mutation changes what later fields read (the mutations of a document run one after another),
+ * so its loaders batch but keep nothing between reads.
+ */
+const uncachedReadsInMutations: Plugin<GraphQLContext> = {
+  onExecute({ args, extendContext }) {
+    if (getOperationAST(args.document, args.operationName)?.operation === 'mutation')
+      extendContext({ loaders: createLoaders(args.contextValue.domain, { cache: false }) });
+  },
+};
 
 /** Hands the request's time-limit signal to execution: an abandoned request stops resolving. */
 const executionSignal: Plugin<{ signal?: AbortSignal }> = {
@@ -87,8 +100,7 @@ export function createGraphQLHandler({ database, logger, limits, metrics }: Yoga
       // Unexpected errors are logged once, with their path, by the error masker.
       error: (...args) => logger.debug(args),
     },
-    context: ({ requestId, viewer, request }) =>
-      createContext(database, requestId, viewer, listItemsOf(request)),
+    context: ({ viewer, request }) => createContext(database, viewer, listItemsOf(request)),
     fetchAPI: { Response: LateBoundResponse as unknown as typeof Response },
     // The app limits bodies before Yoga runs (src/http/body-limit.ts): Yoga's own limit would
     // stream every body through a counter.
@@ -107,6 +119,7 @@ export function createGraphQLHandler({ database, logger, limits, metrics }: Yoga
         },
       }),
       executionSignal,
+      uncachedReadsInMutations,
       documentErrorCodes,
       logOperationNames(),
       graphqlMetrics(metrics),

@@ -1,20 +1,13 @@
 import {
   createCategory,
   deleteCategory,
-  getCategory,
   listCategories,
   updateCategory,
 } from '../../domain/categories.js';
-import { parseStatus } from '../../domain/pets.js';
-import type { Prisma } from '../../generated/sqlite/client.js';
+import { parseId } from '../../domain/ids.js';
+import { primed } from '../loaders.js';
 import { builder } from './builder.js';
-import {
-  buildConnection,
-  connectionArgs,
-  connectionPage,
-  relationPage,
-  withSomeField,
-} from './connection.js';
+import { buildConnection, connectionArgs, connectionPage } from './connection.js';
 import { PetConnection } from './pet.js';
 import { PetStatus } from './pet-status.js';
 
@@ -26,23 +19,17 @@ builder.prismaObject('Category', {
     pets: t.field({
       type: PetConnection,
       args: { ...connectionArgs, status: t.arg({ type: PetStatus }) },
-      // Folded into the query that loads the categories (see Pet.orders).
-      select: (args, _ctx, nestedSelection) => {
-        const status = args.status == null ? undefined : parseStatus(args.status);
-        return {
-          pets: withSomeField(
-            nestedSelection(relationPage(args, { status }), ['edges', 'node']),
-          ) as Prisma.Category$petsArgs, // typed by hand, see Pet.orders
-          _count: { select: { pets: { where: { status } } } },
-        };
-      },
-      resolve: (category, args) =>
-        buildConnection(
-          category.pets,
-          connectionPage(args),
+      resolve: async (category, args, ctx) => {
+        const page = connectionPage(args);
+        const loader = ctx.loaders.petsOfCategory({ status: args.status, page });
+        const pets = primed(ctx.loaders.pet, await loader.load(category.id), (pet) => pet.id);
+        return buildConnection(
+          pets,
+          page,
           (pet) => pet.id,
-          () => category._count.pets,
-        ),
+          () => ctx.loaders.petCountOfCategory(args.status).load(category.id),
+        );
+      },
     }),
   }),
 });
@@ -59,12 +46,13 @@ builder.queryFields((t) => ({
     type: 'Category',
     nullable: true,
     args: { id: t.arg.id({ required: true }) },
-    resolve: (query, _root, args, ctx) => getCategory(ctx.domain, args.id, query),
+    resolve: (_query, _root, args, ctx) => ctx.loaders.category.load(parseId(args.id, 'id')),
   }),
   categories: t.prismaField({
     type: ['Category'],
-    resolve: async (query, _root, _args, ctx) => {
-      const categories = await listCategories(ctx.domain, query);
+    resolve: async (_query, _root, _args, ctx) => {
+      const categories = await listCategories(ctx.domain);
+      primed(ctx.loaders.category, categories, (category) => category.id);
       ctx.listItems.spend(categories.length);
       return categories;
     },

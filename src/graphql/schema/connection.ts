@@ -1,10 +1,7 @@
 import type { ObjectRef } from '@pothos/core';
-import { queryFromInfo } from '@pothos/plugin-prisma';
-import type { GraphQLResolveInfo } from 'graphql';
 import { validationFailed } from '../../domain/errors.js';
 import { parseId } from '../../domain/ids.js';
 import { pageSize } from '../../domain/paging.js';
-import type { GraphQLContext } from '../context.js';
 import { builder } from './builder.js';
 
 /**
@@ -84,37 +81,23 @@ export function buildConnection<Node>(
   };
 }
 
-/** How a root connection reads its list: a page with the nodes' Prisma selection, and a count. */
+/** How a root connection reads its list: a page of rows, and a count asked for only if needed. */
 export interface ListSource<Node> {
-  list: (page: ConnectionPage, selection: object) => Promise<Node[]>;
+  list: (page: ConnectionPage) => Promise<Node[]>;
   count: () => Promise<number>;
   idOf: (node: Node) => bigint;
 }
 
-/** Resolves a root connection field: one page, the selection its nodes ask for, a lazy count. */
+/**
+ * Resolves a root connection field: one page of plain rows. Their relations are read by the
+ * nodes' own fields through the request's loaders.
+ */
 export async function resolveListConnection<Node>(
   args: ConnectionArgs,
-  ctx: GraphQLContext,
-  info: GraphQLResolveInfo,
   source: ListSource<Node>,
 ): Promise<ConnectionShape<Node>> {
   const page = connectionPage(args);
-  const selection = queryFromInfo({ context: ctx, info, path: ['edges', 'node'] });
-  const rows = await source.list(page, selection);
-  return buildConnection(rows, page, source.idOf, source.count);
-}
-
-/**
- * The relation arguments of a page of a nested connection (folded into the parent's query by
- * Pothos' `select`): ordered by id, after the cursor, one row more than the page.
- */
-export function relationPage<Where extends object>(args: ConnectionArgs, where: Where) {
-  const page = connectionPage(args);
-  return {
-    where: { ...where, id: { gt: page.afterId } },
-    orderBy: { id: 'asc' as const },
-    take: page.take,
-  };
+  return buildConnection(await source.list(page), page, source.idOf, source.count);
 }
 
 const PageInfo = builder.objectRef<PageInfoShape>('PageInfo').implement({
@@ -157,12 +140,3 @@ export const connectionArgs = builder.args((t) => ({
   first: t.int({ description: 'Page size, 0-100 (default 20).' }),
   after: t.string({ description: 'Cursor to continue after (an endCursor from a previous page).' }),
 }));
-
-/**
- * A relation query planned for a connection whose nodes select nothing (only `totalCount` was
- * asked for) has an empty `select`, which Prisma rejects; selecting the id keeps it valid.
- */
-export function withSomeField<Query extends object>(query: Query): Query {
-  const select = (query as { select?: object }).select;
-  return select && Object.keys(select).length === 0 ? { ...query, select: { id: true } } : query;
-}

@@ -1,23 +1,25 @@
-import {
-  countInventory,
-  getInventoryItem,
-  listInventory,
-  updateInventory,
-} from '../../domain/inventory.js';
+import { parseId } from '../../domain/ids.js';
+import { countInventory, listInventory, updateInventory } from '../../domain/inventory.js';
+import type { GraphQLContext } from '../context.js';
+import { existing } from '../loaders.js';
 import { builder } from './builder.js';
 import { connectionArgs, connectionType, resolveListConnection } from './connection.js';
 import { PetStatus } from './pet-status.js';
+
+function petOf(item: { petId: bigint }, ctx: GraphQLContext) {
+  return existing(ctx.loaders.pet.load(item.petId), `pet of inventory item ${item.petId}`);
+}
 
 const InventoryItem = builder.prismaObject('InventoryItem', {
   fields: (t) => ({
     petId: t.id({ resolve: (item) => String(item.petId) }),
     quantity: t.exposeInt('quantity'),
+    // The pet's status: read with the pet, through the same loader.
     status: t.field({
       type: PetStatus,
-      select: { pet: { select: { status: true } } },
-      resolve: (item) => item.pet.status,
+      resolve: async (item, _args, ctx) => (await petOf(item, ctx)).status,
     }),
-    pet: t.relation('pet'),
+    pet: t.relation('pet', { resolve: (_query, item, _args, ctx) => petOf(item, ctx) }),
   }),
 });
 
@@ -32,14 +34,14 @@ builder.queryFields((t) => ({
     type: 'InventoryItem',
     nullable: true,
     args: { petId: t.arg.id({ required: true }) },
-    resolve: (query, _root, args, ctx) => getInventoryItem(ctx.domain, args.petId, query),
+    resolve: (_query, _root, args, ctx) => ctx.loaders.inventory.load(parseId(args.petId, 'petId')),
   }),
   inventories: t.field({
     type: InventoryItemConnection,
     args: connectionArgs,
-    resolve: (_root, args, ctx, info) =>
-      resolveListConnection(args, ctx, info, {
-        list: (page, selection) => listInventory(ctx.domain, page, selection),
+    resolve: (_root, args, ctx) =>
+      resolveListConnection(args, {
+        list: (page) => listInventory(ctx.domain, page),
         count: () => countInventory(ctx.domain),
         idOf: (item) => item.petId,
       }),

@@ -1,11 +1,12 @@
+import { parseId } from '../../domain/ids.js';
 import {
   cancelOrder,
   countOrders,
-  getOrder,
   listOrders,
   placeOrder,
   updateOrder,
 } from '../../domain/orders.js';
+import { existing } from '../loaders.js';
 import { builder } from './builder.js';
 import { connectionArgs, connectionType, resolveListConnection } from './connection.js';
 
@@ -16,7 +17,10 @@ export const Order = builder.prismaObject('Order', {
     quantity: t.exposeInt('quantity'),
     shipDate: t.expose('shipDate', { type: 'DateTime', nullable: true }),
     complete: t.exposeBoolean('complete'),
-    pet: t.relation('pet'),
+    pet: t.relation('pet', {
+      resolve: (_query, order, _args, ctx) =>
+        existing(ctx.loaders.pet.load(order.petId), `pet of order ${order.id}`),
+    }),
   }),
 });
 
@@ -42,15 +46,15 @@ builder.queryFields((t) => ({
     type: 'Order',
     nullable: true,
     args: { id: t.arg.id({ required: true }) },
-    resolve: (query, _root, args, ctx) => getOrder(ctx.domain, args.id, query),
+    resolve: (_query, _root, args, ctx) => ctx.loaders.order.load(parseId(args.id, 'id')),
   }),
   orders: t.field({
     type: OrderConnection,
     args: { ...connectionArgs, petId: t.arg.id(), complete: t.arg.boolean() },
-    resolve: (_root, args, ctx, info) => {
+    resolve: (_root, args, ctx) => {
       const filter = { petId: args.petId, complete: args.complete };
-      return resolveListConnection(args, ctx, info, {
-        list: (page, selection) => listOrders(ctx.domain, filter, page, selection),
+      return resolveListConnection(args, {
+        list: (page) => listOrders(ctx.domain, filter, page),
         count: () => countOrders(ctx.domain, filter),
         idOf: (order) => order.id,
       });

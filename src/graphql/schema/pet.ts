@@ -1,15 +1,14 @@
 import { requireScope } from '../../domain/authorization.js';
-import { countPets, createPet, deletePet, getPet, listPets, updatePet } from '../../domain/pets.js';
-import type { Prisma } from '../../generated/sqlite/client.js';
+import { parseId } from '../../domain/ids.js';
+import { countPets, createPet, deletePet, listPets, updatePet } from '../../domain/pets.js';
+import { existing, primed } from '../loaders.js';
 import { builder } from './builder.js';
 import {
   buildConnection,
   connectionArgs,
   connectionPage,
   connectionType,
-  relationPage,
   resolveListConnection,
-  withSomeField,
 } from './connection.js';
 import { OrderConnection } from './order.js';
 import { PetStatus } from './pet-status.js';
@@ -20,29 +19,31 @@ export const Pet = builder.prismaObject('Pet', {
     name: t.exposeString('name'),
     categoryId: t.id({ resolve: (pet) => String(pet.categoryId) }),
     status: t.expose('status', { type: PetStatus }),
-    category: t.relation('category'),
-    inventory: t.relation('inventory', { nullable: false, onNull: 'error' }),
+    // Relations are read through the request's loaders, never folded into the parent's query.
+    category: t.relation('category', {
+      resolve: (_query, pet, _args, ctx) =>
+        existing(ctx.loaders.category.load(pet.categoryId), `category of pet ${pet.id}`),
+    }),
+    inventory: t.relation('inventory', {
+      nullable: false,
+      onNull: 'error',
+      resolve: (_query, pet, _args, ctx) =>
+        existing(ctx.loaders.inventory.load(pet.id), `inventory of pet ${pet.id}`),
+    }),
     orders: t.field({
       type: OrderConnection,
       // Nullable: a caller without orders:read keeps the pet and gets this field's error.
       nullable: true,
       args: connectionArgs,
-      // Folded into the query that loads the pets, so a list of pets costs no extra statement per pet.
-      select: (args, _ctx, nestedSelection) => ({
-        // Typed by hand: Pothos cannot infer the node model through a hand-made connection type.
-        orders: withSomeField(
-          nestedSelection(relationPage(args, {}), ['edges', 'node']),
-        ) as Prisma.Pet$ordersArgs,
-        _count: { select: { orders: true } },
-      }),
-      resolve: (pet, args, ctx) => {
-        // Loaded with the pets, shown only to callers allowed to read orders.
+      resolve: async (pet, args, ctx) => {
         requireScope(ctx.domain.viewer, 'orders:read');
+        const page = connectionPage(args);
+        const orders = await ctx.loaders.ordersOfPet(page).load(pet.id);
         return buildConnection(
-          pet.orders,
-          connectionPage(args),
+          orders,
+          page,
           (order) => order.id,
-          () => pet._count.orders,
+          () => ctx.loaders.orderCountOfPet.load(pet.id),
         );
       },
     }),
@@ -64,15 +65,16 @@ builder.queryFields((t) => ({
     type: 'Pet',
     nullable: true,
     args: { id: t.arg.id({ required: true }) },
-    resolve: (query, _root, args, ctx) => getPet(ctx.domain, args.id, query),
+    resolve: (_query, _root, args, ctx) => ctx.loaders.pet.load(parseId(args.id, 'id')),
   }),
   pets: t.field({
     type: PetConnection,
     args: { ...connectionArgs, status: t.arg({ type: PetStatus }), categoryId: t.arg.id() },
-    resolve: (_root, args, ctx, info) => {
+    resolve: (_root, args, ctx) => {
       const filter = { status: args.status, categoryId: args.categoryId };
-      return resolveListConnection(args, ctx, info, {
-        list: (page, selection) => listPets(ctx.domain, filter, page, selection),
+      return resolveListConnection(args, {
+        list: async (page) =>
+          primed(ctx.loaders.pet, await listPets(ctx.domain, filter, page), (pet) => pet.id),
         count: () => countPets(ctx.domain, filter),
         idOf: (pet) => pet.id,
       });

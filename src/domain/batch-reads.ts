@@ -1,0 +1,125 @@
+import type { Category, InventoryItem, Order, Pet } from '../generated/sqlite/client.js';
+import { Prisma } from '../generated/sqlite/client.js';
+import { requireScope } from './authorization.js';
+import type { DomainContext } from './context.js';
+import type { Page } from './paging.js';
+import { parseStatus } from './pets.js';
+
+/**
+ * Reads of many rows by key in one statement each: what per-request loaders batch into. Rows come
+ * back in no particular order, and keys that name no row are simply absent.
+ */
+
+export function petsByIds(ctx: DomainContext, ids: readonly bigint[]): Promise<Pet[]> {
+  return ctx.db.pet.findMany({ where: { id: { in: [...ids] } } });
+}
+
+export function categoriesByIds(ctx: DomainContext, ids: readonly bigint[]): Promise<Category[]> {
+  return ctx.db.category.findMany({ where: { id: { in: [...ids] } } });
+}
+
+export function inventoryByPetIds(
+  ctx: DomainContext,
+  petIds: readonly bigint[],
+): Promise<InventoryItem[]> {
+  return ctx.db.inventoryItem.findMany({ where: { petId: { in: [...petIds] } } });
+}
+
+export function ordersByIds(ctx: DomainContext, ids: readonly bigint[]): Promise<Order[]> {
+  requireScope(ctx.viewer, 'orders:read');
+  return ctx.db.order.findMany({ where: { id: { in: [...ids] } } });
+}
+
+/**
+ * One page of rows of `table` for each parent, in one statement: ordered by id, after the page's
+ * cursor, at most `page.take` a parent. Prisma's nested `take` would read every child of every
+ * parent and cut the pages in memory, so this is SQL (the same on SQLite and PostgreSQL).
+ */
+function pagesByParent(
+  table: 'Pet' | 'Order',
+  parentColumn: 'categoryId' | 'petId',
+  parentIds: readonly bigint[],
+  page: Page,
+  status?: string,
+) {
+  const conditions = [
+    Prisma.sql`${Prisma.raw(`"${parentColumn}"`)} IN (${Prisma.join([...parentIds])})`,
+  ];
+  if (page.afterId !== undefined) conditions.push(Prisma.sql`"id" > ${page.afterId}`);
+  // The cast compares PostgreSQL's enum and SQLite's text alike.
+  if (status !== undefined) conditions.push(Prisma.sql`CAST("status" AS TEXT) = ${status}`);
+  return Prisma.sql`SELECT * FROM (
+    SELECT *, ROW_NUMBER() OVER (PARTITION BY ${Prisma.raw(`"${parentColumn}"`)} ORDER BY "id") AS "rowNumber"
+    FROM ${Prisma.raw(`"${table}"`)} WHERE ${Prisma.join(conditions, ' AND ')}
+  ) AS "page" WHERE "rowNumber" <= ${page.take} ORDER BY "id"`;
+}
+
+/** Raw rows carry the driver's types: SQLite gives an INTEGER PRIMARY KEY as a number. */
+type RawRow<T> = { [K in keyof T]: T[K] extends bigint ? bigint | number : T[K] };
+
+export async function petPagesByCategory(
+  ctx: DomainContext,
+  categoryIds: readonly bigint[],
+  status: string | null | undefined,
+  page: Page,
+): Promise<Pet[]> {
+  const checked = status == null ? undefined : parseStatus(status);
+  const rows = await ctx.db.$queryRaw<RawRow<Pet>[]>(
+    pagesByParent('Pet', 'categoryId', categoryIds, page, checked),
+  );
+  return rows.map(({ id, name, categoryId, status }) => ({
+    id: BigInt(id),
+    name,
+    categoryId: BigInt(categoryId),
+    status,
+  }));
+}
+
+export async function orderPagesByPet(
+  ctx: DomainContext,
+  petIds: readonly bigint[],
+  page: Page,
+): Promise<Order[]> {
+  requireScope(ctx.viewer, 'orders:read');
+  const rows = await ctx.db.$queryRaw<RawRow<Order>[]>(
+    pagesByParent('Order', 'petId', petIds, page),
+  );
+  return rows.map(({ id, petId, quantity, shipDate, complete }) => ({
+    id: BigInt(id),
+    petId: BigInt(petId),
+    quantity,
+    shipDate,
+    complete: Boolean(complete),
+  }));
+}
+
+/** How many pets each category has (with `status`, of that status): one statement. */
+export async function petCountsByCategory(
+  ctx: DomainContext,
+  categoryIds: readonly bigint[],
+  status: string | null | undefined,
+): Promise<Map<bigint, number>> {
+  const groups = await ctx.db.pet.groupBy({
+    by: ['categoryId'],
+    where: {
+      categoryId: { in: [...categoryIds] },
+      status: status == null ? undefined : parseStatus(status),
+    },
+    _count: { _all: true },
+  });
+  return new Map(groups.map((group) => [group.categoryId, group._count._all]));
+}
+
+/** How many orders each pet has: one statement. */
+export async function orderCountsByPet(
+  ctx: DomainContext,
+  petIds: readonly bigint[],
+): Promise<Map<bigint, number>> {
+  requireScope(ctx.viewer, 'orders:read');
+  const groups = await ctx.db.order.groupBy({
+    by: ['petId'],
+    where: { petId: { in: [...petIds] } },
+    _count: { _all: true },
+  });
+  return new Map(groups.map((group) => [group.petId, group._count._all]));
+}

@@ -1,0 +1,139 @@
+import DataLoader from 'dataloader';
+import {
+  categoriesByIds,
+  inventoryByPetIds,
+  orderCountsByPet,
+  orderPagesByPet,
+  ordersByIds,
+  petCountsByCategory,
+  petPagesByCategory,
+  petsByIds,
+} from '../domain/batch-reads.js';
+import type { DomainContext } from '../domain/context.js';
+import type { Page } from '../domain/paging.js';
+
+export interface LoaderOptions {
+  /** Keep what was read for the rest of the operation (queries); mutations change it, so they don't. */
+  cache: boolean;
+}
+
+/** A loader of rows by key: each batch is one read of every key asked for in the same tick. */
+function byKey<Row>(
+  read: (keys: readonly bigint[]) => Promise<Row[]>,
+  keyOf: (row: Row) => bigint,
+  options: LoaderOptions,
+): DataLoader<bigint, Row | null> {
+  return new DataLoader(async (keys) => {
+    const rows = new Map((await read(keys)).map((row) => [keyOf(row), row]));
+    return keys.map((key) => rows.get(key) ?? null);
+  }, options);
+}
+
+/** Rows grouped by their parent's key, in the order read. */
+function groupBy<Row>(rows: Row[], parentOf: (row: Row) => bigint): Map<bigint, Row[]> {
+  const groups = new Map<bigint, Row[]>();
+  for (const row of rows) {
+    const parent = parentOf(row);
+    const group = groups.get(parent);
+    if (group) group.push(row);
+    else groups.set(parent, [row]);
+  }
+  return groups;
+}
+
+/**
+ * One loader per distinct set of arguments (a page, a filter): the parents asked for with the
+ * same arguments in a tick share one statement.
+ */
+function perArguments<Args, Value>(
+  create: (args: Args) => DataLoader<bigint, Value>,
+): (args: Args) => DataLoader<bigint, Value> {
+  const loaders = new Map<string, DataLoader<bigint, Value>>();
+  return (args) => {
+    const key = JSON.stringify(args, (_key, value) =>
+      typeof value === 'bigint' ? String(value) : value,
+    );
+    let loader = loaders.get(key);
+    if (!loader) {
+      loader = create(args);
+      loaders.set(key, loader);
+    }
+    return loader;
+  };
+}
+
+/**
+ * The request's loaders: every read by id and every relation goes through one, so a request
+ * costs one statement per kind of row and level, however many rows it returns. Made fresh for
+ * each operation with its caller's domain context: nothing cached here outlives it or reaches
+ * another caller.
+ */
+export function createLoaders(domain: DomainContext, options: LoaderOptions = { cache: true }) {
+  return {
+    pet: byKey(
+      (ids) => petsByIds(domain, ids),
+      (pet) => pet.id,
+      options,
+    ),
+    category: byKey(
+      (ids) => categoriesByIds(domain, ids),
+      (category) => category.id,
+      options,
+    ),
+    inventory: byKey(
+      (ids) => inventoryByPetIds(domain, ids),
+      (item) => item.petId,
+      options,
+    ),
+    order: byKey(
+      (ids) => ordersByIds(domain, ids),
+      (order) => order.id,
+      options,
+    ),
+    petsOfCategory: perArguments(
+      ({ status, page }: { status: string | null | undefined; page: Page }) =>
+        new DataLoader(async (categoryIds: readonly bigint[]) => {
+          const pets = await petPagesByCategory(domain, categoryIds, status, page);
+          const groups = groupBy(pets, (pet) => pet.categoryId);
+          return categoryIds.map((id) => groups.get(id) ?? []);
+        }, options),
+    ),
+    petCountOfCategory: perArguments(
+      (status: string | null | undefined) =>
+        new DataLoader(async (categoryIds: readonly bigint[]) => {
+          const counts = await petCountsByCategory(domain, categoryIds, status);
+          return categoryIds.map((id) => counts.get(id) ?? 0);
+        }, options),
+    ),
+    ordersOfPet: perArguments(
+      (page: Page) =>
+        new DataLoader(async (petIds: readonly bigint[]) => {
+          const groups = groupBy(await orderPagesByPet(domain, petIds, page), (o) => o.petId);
+          return petIds.map((id) => groups.get(id) ?? []);
+        }, options),
+    ),
+    orderCountOfPet: new DataLoader(async (petIds: readonly bigint[]) => {
+      const counts = await orderCountsByPet(domain, petIds);
+      return petIds.map((id) => counts.get(id) ?? 0);
+    }, options),
+  };
+}
+
+export type Loaders = ReturnType<typeof createLoaders>;
+
+/** Rows read by a list, kept in `loader` so that fields reading them by key again cost nothing. */
+export function primed<Row>(
+  loader: DataLoader<bigint, Row | null>,
+  rows: Row[],
+  keyOf: (row: Row) => bigint,
+): Row[] {
+  for (const row of rows) loader.prime(keyOf(row), row);
+  return rows;
+}
+
+/** A row that a foreign key guarantees; its absence is a broken database, not a client error. */
+export async function existing<Row>(row: Promise<Row | null>, what: string): Promise<Row> {
+  const found = await row;
+  if (found === null) throw new Error(`${what} is missing`);
+  return found;
+}
