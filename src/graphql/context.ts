@@ -1,7 +1,7 @@
 import type { Database } from '../db/client.js';
 import type { DomainContext, Viewer } from '../domain/context.js';
 import type { ListItemBudget } from './list-items.js';
-import { createLoaders, type Loaders } from './loaders.js';
+import { createLoaders, type Loaders, type SharedReads } from './loaders.js';
 
 /** Per-operation state shared by GraphQL resolvers: nothing here outlives the request. */
 export interface GraphQLContext {
@@ -14,9 +14,10 @@ export interface GraphQLContext {
 
 export function createContext(
   database: Database,
+  shared: SharedReads,
   viewer: Viewer,
   listItems: ListItemBudget,
 ): GraphQLContext {
   const domain = { db: database.prisma, viewer };
-  return { domain, loaders: createLoaders(domain), listItems };
+  return { domain, loaders: createLoaders(domain, shared), listItems };
 }

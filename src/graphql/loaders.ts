@@ -1,4 +1,5 @@
 import DataLoader from 'dataloader';
+import type { Db } from '../db/client.js';
 import {
   categoriesByIds,
   inventoryByPetIds,
@@ -9,7 +10,7 @@ import {
   petPagesByCategory,
   petsByIds,
 } from '../domain/batch-reads.js';
-import type { DomainContext } from '../domain/context.js';
+import { anonymous, type DomainContext } from '../domain/context.js';
 import type { Page } from '../domain/paging.js';
 
 export interface LoaderOptions {
@@ -63,25 +64,76 @@ function perArguments<Args, Value>(
 }
 
 /**
+ * Public reads by id, coalesced across the requests in flight: one batch gathers the keys asked
+ * for during a whole turn of the event loop (`setImmediate`), whichever requests asked, and reads
+ * them with one statement. Nothing is cached, and only data that every caller may see (pets,
+ * categories, stock) goes through here; what depends on the caller's scopes never does.
+ */
+export function createSharedReads(db: Db) {
+  const domain: DomainContext = { db, viewer: anonymous };
+  const coalesced = <Row>(
+    read: (keys: readonly bigint[]) => Promise<Row[]>,
+    keyOf: (row: Row) => bigint,
+  ) =>
+    new DataLoader<bigint, Row | null>(
+      async (keys) => {
+        const rows = new Map((await read([...new Set(keys)])).map((row) => [keyOf(row), row]));
+        return keys.map((key) => rows.get(key) ?? null);
+      },
+      { cache: false, batchScheduleFn: (callback) => setImmediate(callback) },
+    );
+  return {
+    pets: coalesced(
+      (ids) => petsByIds(domain, ids),
+      (pet) => pet.id,
+    ),
+    categories: coalesced(
+      (ids) => categoriesByIds(domain, ids),
+      (category) => category.id,
+    ),
+    inventory: coalesced(
+      (ids) => inventoryByPetIds(domain, ids),
+      (item) => item.petId,
+    ),
+  };
+}
+
+export type SharedReads = ReturnType<typeof createSharedReads>;
+
+/** Reads `keys` through a shared loader, as rows (an error for any key fails them all). */
+async function through<Row>(shared: DataLoader<bigint, Row | null>, keys: readonly bigint[]) {
+  const rows: Row[] = [];
+  for (const row of await shared.loadMany(keys)) {
+    if (row instanceof Error) throw row;
+    if (row !== null) rows.push(row);
+  }
+  return rows;
+}
+
+/**
  * The request's loaders: every read by id and every relation goes through one, so a request
  * costs one statement per kind of row and level, however many rows it returns. Made fresh for
  * each operation with its caller's domain context: nothing cached here outlives it or reaches
  * another caller.
  */
-export function createLoaders(domain: DomainContext, options: LoaderOptions = { cache: true }) {
+export function createLoaders(
+  domain: DomainContext,
+  shared: SharedReads,
+  options: LoaderOptions = { cache: true },
+) {
   return {
     pet: byKey(
-      (ids) => petsByIds(domain, ids),
+      (ids) => through(shared.pets, ids),
       (pet) => pet.id,
       options,
     ),
     category: byKey(
-      (ids) => categoriesByIds(domain, ids),
+      (ids) => through(shared.categories, ids),
       (category) => category.id,
       options,
     ),
     inventory: byKey(
-      (ids) => inventoryByPetIds(domain, ids),
+      (ids) => through(shared.inventory, ids),
       (item) => item.petId,
       options,
     ),

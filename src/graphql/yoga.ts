@@ -13,7 +13,7 @@ import { createContext, type GraphQLContext } from './context.js';
 import { createErrorMasker } from './errors.js';
 import { batchLimit, costLimit, queryLimits } from './limits.js';
 import { ListItemBudget } from './list-items.js';
-import { createLoaders } from './loaders.js';
+import { createLoaders, createSharedReads, type SharedReads } from './loaders.js';
 import { graphqlMetrics } from './metrics.js';
 import { logOperationNames } from './operation-log.js';
 import { documentErrorCodes, requestShape } from './request-errors.js';
@@ -23,12 +23,16 @@ import { schema } from './schema/index.js';
  * A mutation changes what later fields read (the mutations of a document run one after another),
  * so its loaders batch but keep nothing between reads.
  */
-const uncachedReadsInMutations: Plugin<GraphQLContext> = {
-  onExecute({ args, extendContext }) {
-    if (getOperationAST(args.document, args.operationName)?.operation === 'mutation')
-      extendContext({ loaders: createLoaders(args.contextValue.domain, { cache: false }) });
-  },
-};
+function uncachedReadsInMutations(shared: SharedReads): Plugin<GraphQLContext> {
+  return {
+    onExecute({ args, extendContext }) {
+      if (getOperationAST(args.document, args.operationName)?.operation !== 'mutation') return;
+      extendContext({
+        loaders: createLoaders(args.contextValue.domain, shared, { cache: false }),
+      });
+    },
+  };
+}
 
 /** Hands the request's time-limit signal to execution: an abandoned request stops resolving. */
 const executionSignal: Plugin<{ signal?: AbortSignal }> = {
@@ -69,6 +73,7 @@ export interface YogaOptions {
 }
 
 export function createGraphQLHandler({ database, logger, limits, metrics }: YogaOptions) {
+  const shared = createSharedReads(database.prisma);
   // One budget per HTTP request: the operations of a batch share it.
   const listItemBudgets = new WeakMap<Request, ListItemBudget>();
   const listItemsOf = (request: Request) => {
@@ -100,7 +105,7 @@ export function createGraphQLHandler({ database, logger, limits, metrics }: Yoga
       // Unexpected errors are logged once, with their path, by the error masker.
       error: (...args) => logger.debug(args),
     },
-    context: ({ viewer, request }) => createContext(database, viewer, listItemsOf(request)),
+    context: ({ viewer, request }) => createContext(database, shared, viewer, listItemsOf(request)),
     fetchAPI: { Response: LateBoundResponse as unknown as typeof Response },
     // The app limits bodies before Yoga runs (src/http/body-limit.ts): Yoga's own limit would
     // stream every body through a counter.
@@ -119,7 +124,7 @@ export function createGraphQLHandler({ database, logger, limits, metrics }: Yoga
         },
       }),
       executionSignal,
-      uncachedReadsInMutations,
+      uncachedReadsInMutations(shared),
       documentErrorCodes,
       logOperationNames(),
       graphqlMetrics(metrics),

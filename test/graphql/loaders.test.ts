@@ -133,4 +133,23 @@ describeDb('reads through per-request loaders', () => {
       restock: { status: 'available', pet: { status: 'available' } },
     });
   });
+
+  it('coalesces the by-id reads of concurrent requests, and caches nothing between requests', async () => {
+    const ids = petIds.slice(20, 30);
+    const before = app().database.statementCount();
+    const bodies = await Promise.all(
+      ids.map((id) => post(anonymous(app()), `{ pet(id: "${id}") { id category { id } } }`)),
+    );
+    expect(bodies.map((body) => (body.data?.pet as { id: string }).id)).toEqual(ids.map(String));
+    // Ten requests, far fewer statements than the 20 they would cost one by one.
+    expect(app().database.statementCount() - before).toBeLessThan(10);
+
+    const renamed = await post(
+      app(),
+      `mutation { updatePet(id: "${ids[0]}", input: { name: "Renamed", categoryId: "${categoryIds[0]}" }) { name } }`,
+    );
+    expect(renamed.errors).toBeUndefined();
+    const read = await post(anonymous(app()), `{ pet(id: "${ids[0]}") { name } }`);
+    expect(read.data?.pet).toEqual({ name: 'Renamed' });
+  });
 });
