@@ -6,6 +6,7 @@ import type { Config } from './config.js';
 import { type Database, openDatabase } from './db/client.js';
 import { migrate } from './db/migrate.js';
 import { seedSampleData } from './db/seed.js';
+import { type ChangeFeed, createMemoryChangeFeed } from './domain/changes.js';
 import { DomainError } from './domain/errors.js';
 import { createGraphQLHandler } from './graphql/yoga.js';
 import { authenticate } from './http/authenticate.js';
@@ -40,6 +41,8 @@ export interface AppOptions {
   logger?: Logger;
   /** Where rate-limit counts live; in memory by default. */
   rateLimitStore?: RateLimitStore;
+  /** Where committed writes are reported (cache, subscriptions); in memory by default. */
+  changes?: ChangeFeed;
 }
 
 /** The peer address of a request served by @hono/node-server; 'unknown' without a socket. */
@@ -62,7 +65,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   if (config.seed && (await seedSampleData(database.prisma))) logger.info('loaded the sample data');
 
   const metrics = createMetrics(database);
-  const graphql = createGraphQLHandler({ database, logger, limits: config.limits, metrics });
+  const changes = options.changes ?? createMemoryChangeFeed();
+  const graphql = createGraphQLHandler({
+    database,
+    changes,
+    logger,
+    limits: config.limits,
+    metrics,
+  });
   const app = new Hono<AppEnv>();
   const tooLarge = new DomainError(
     'PAYLOAD_TOO_LARGE',
@@ -109,7 +119,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       { allow: 'GET, POST, OPTIONS' },
     ),
   );
-  app.route(REST_BASE_PATH, createRestApi({ database, config, logger }));
+  app.route(REST_BASE_PATH, createRestApi({ database, changes, config, logger }));
   app.notFound((c) =>
     errorResponse(c, new DomainError('NOT_FOUND', `No route ${c.req.method} ${c.req.path}`)),
   );

@@ -49,11 +49,14 @@ export async function createCategory(
 ) {
   requireScope(ctx.viewer, 'pets:write');
   const data = categoryData(input);
+  let category: Awaited<ReturnType<typeof ctx.db.category.create>>;
   try {
-    return await ctx.db.category.create({ ...selection, data });
+    category = await ctx.db.category.create({ ...selection, data });
   } catch (error) {
     throw nameTaken(error, data.name);
   }
+  await ctx.changes.publish([{ entity: 'category', kind: 'created', id: category.id }]);
+  return category;
 }
 
 /** Replaces a category's name and description (an omitted description is cleared). */
@@ -66,13 +69,16 @@ export async function updateCategory(
   requireScope(ctx.viewer, 'pets:write');
   const id = parseId(rawId, 'id');
   const data = categoryData(input);
+  let category: Awaited<ReturnType<typeof ctx.db.category.update>>;
   try {
-    return await ctx.db.category.update({ ...selection, where: { id }, data });
+    category = await ctx.db.category.update({ ...selection, where: { id }, data });
   } catch (error) {
     if (isPrismaError(error, 'P2025'))
       throw new DomainError('CATEGORY_NOT_FOUND', `Category ${id} does not exist`);
     throw nameTaken(error, data.name);
   }
+  await ctx.changes.publish([{ entity: 'category', kind: 'updated', id }]);
+  return category;
 }
 
 export async function deleteCategory(ctx: DomainContext, rawId: unknown): Promise<bigint> {
@@ -84,7 +90,6 @@ export async function deleteCategory(ctx: DomainContext, rawId: unknown): Promis
     throw inUse();
   try {
     await ctx.db.category.delete({ where: { id } });
-    return id;
   } catch (error) {
     if (isPrismaError(error, 'P2025'))
       throw new DomainError('CATEGORY_NOT_FOUND', `Category ${id} does not exist`);
@@ -92,6 +97,8 @@ export async function deleteCategory(ctx: DomainContext, rawId: unknown): Promis
     if (isPrismaError(error, 'P2003')) throw inUse();
     throw error;
   }
+  await ctx.changes.publish([{ entity: 'category', kind: 'deleted', id }]);
+  return id;
 }
 
 function nameTaken(error: unknown, name: string): unknown {

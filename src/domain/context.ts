@@ -1,4 +1,5 @@
 import type { Db } from '../db/client.js';
+import type { ChangeFeed } from './changes.js';
 
 /** Who is calling: the verified token's subject and scopes, or an anonymous caller. */
 export interface Viewer {
@@ -14,8 +15,9 @@ export const anonymous: Viewer = Object.freeze({
   scopes: new Set<string>(),
 });
 
-/** What every domain function needs: the database and the caller. */
+/** What every domain function needs: the database, the caller, and where writes are reported. */
 export interface DomainContext {
   readonly db: Db;
   readonly viewer: Viewer;
+  readonly changes: ChangeFeed;
 }

@@ -37,7 +37,7 @@ export async function updateInventory(
   requireScope(ctx.viewer, 'inventory:write');
   const petId = parseId(rawPetId, 'petId');
   const stock = integerInRange(quantity, 'quantity', 0, MAX_STOCK);
-  return inTransaction(ctx, async (tx) => {
+  const item = await inTransaction(ctx, async (tx) => {
     const { count } = await tx.inventoryItem.updateMany({
       where: { petId },
       data: { quantity: stock },
@@ -51,4 +51,10 @@ export async function updateInventory(
     }
     return tx.inventoryItem.findUniqueOrThrow({ ...selection, where: { petId } });
   });
+  // Stock above 0 may have made a sold pet available.
+  await ctx.changes.publish([
+    { entity: 'inventory', kind: 'updated', petId },
+    ...(stock > 0 ? [{ entity: 'pet', kind: 'updated', id: petId } as const] : []),
+  ]);
+  return item;
 }

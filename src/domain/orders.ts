@@ -70,7 +70,7 @@ export async function placeOrder(
   const petId = parseId(input.petId, 'petId');
   const quantity = integerInRange(input.quantity, 'quantity', 1, MAX_ORDER_QUANTITY);
   const shipDate = optionalDateTime(input.shipDate, 'shipDate');
-  return inTransaction(ctx, async (tx) => {
+  const order = await inTransaction(ctx, async (tx) => {
     const taken = await tx.inventoryItem.updateMany({
       where: { petId, quantity: { gte: quantity } },
       data: { quantity: { decrement: quantity } },
@@ -96,6 +96,13 @@ export async function placeOrder(
     }
     return tx.order.create({ ...selection, data: { petId, quantity, shipDate } });
   });
+  await ctx.changes.publish([
+    { entity: 'order', kind: 'created', id: order.id, petId },
+    { entity: 'inventory', kind: 'updated', petId },
+    // Taking the last unit makes the pet sold.
+    { entity: 'pet', kind: 'updated', id: petId },
+  ]);
+  return order;
 }
 
 /** Updates shipDate and/or completes an order. Completion is final. */
@@ -110,7 +117,7 @@ export async function updateOrder(
   const shipDate =
     input.shipDate === undefined ? undefined : optionalDateTime(input.shipDate, 'shipDate');
   const complete = input.complete ?? undefined;
-  return inTransaction(ctx, async (tx) => {
+  const order = await inTransaction(ctx, async (tx) => {
     const order = await requireOrder(tx, id);
     if (order.complete) {
       const reopens = complete === false;
@@ -128,13 +135,15 @@ export async function updateOrder(
     if (count === 0) throw alreadyComplete(id, 'changed');
     return tx.order.findUniqueOrThrow({ ...selection, where: { id } });
   });
+  await ctx.changes.publish([{ entity: 'order', kind: 'updated', id, petId: order.petId }]);
+  return order;
 }
 
 /** Cancels (deletes) an incomplete order, returning its units to stock. */
 export async function cancelOrder(ctx: DomainContext, rawId: unknown): Promise<bigint> {
   requireScope(ctx.viewer, 'orders:write');
   const id = parseId(rawId, 'id');
-  return inTransaction(ctx, async (tx) => {
+  const { petId } = await inTransaction(ctx, async (tx) => {
     const order = await requireOrder(tx, id);
     const { count } = await tx.order.deleteMany({ where: { id, complete: false } });
     if (count === 0) throw alreadyComplete(id, 'cancelled');
@@ -146,8 +155,14 @@ export async function cancelOrder(ctx: DomainContext, rawId: unknown): Promise<b
       where: { id: order.petId, status: 'sold' },
       data: { status: 'available' },
     });
-    return id;
+    return order;
   });
+  await ctx.changes.publish([
+    { entity: 'order', kind: 'deleted', id, petId },
+    { entity: 'inventory', kind: 'updated', petId },
+    { entity: 'pet', kind: 'updated', id: petId },
+  ]);
+  return id;
 }
 
 async function requireOrder(tx: Tx, id: bigint) {

@@ -75,14 +75,20 @@ async function checkedInput(ctx: DomainContext, input: PetInput) {
 export async function createPet(ctx: DomainContext, input: PetInput, selection: Selection = {}) {
   requireScope(ctx.viewer, 'pets:write');
   const data = await checkedInput(ctx, input);
+  let pet: Awaited<ReturnType<typeof ctx.db.pet.create>>;
   try {
-    return await ctx.db.pet.create({
+    pet = await ctx.db.pet.create({
       ...selection,
       data: { ...data, inventory: { create: { quantity: 0 } } },
     });
   } catch (error) {
     throw unknownCategory(error, data.categoryId);
   }
+  await ctx.changes.publish([
+    { entity: 'pet', kind: 'created', id: pet.id },
+    { entity: 'inventory', kind: 'created', petId: pet.id },
+  ]);
+  return pet;
 }
 
 /** Replaces a pet's name, category and status; an omitted status keeps the current one. */
@@ -96,12 +102,19 @@ export async function updatePet(
   const id = parseId(rawId, 'id');
   await requirePet(ctx, id);
   const data = await checkedInput(ctx, input);
+  let pet: Awaited<ReturnType<typeof ctx.db.pet.update>>;
   try {
-    return await ctx.db.pet.update({ ...selection, where: { id }, data });
+    pet = await ctx.db.pet.update({ ...selection, where: { id }, data });
   } catch (error) {
     if (isPrismaError(error, 'P2025')) throw petNotFound(id);
     throw unknownCategory(error, data.categoryId);
   }
+  // The inventory item shows the pet's status.
+  await ctx.changes.publish([
+    { entity: 'pet', kind: 'updated', id },
+    { entity: 'inventory', kind: 'updated', petId: id },
+  ]);
+  return pet;
 }
 
 export async function deletePet(ctx: DomainContext, rawId: unknown): Promise<bigint> {
@@ -114,13 +127,17 @@ export async function deletePet(ctx: DomainContext, rawId: unknown): Promise<big
     throw hasOrders();
   try {
     await ctx.db.pet.delete({ where: { id } });
-    return id;
   } catch (error) {
     if (isPrismaError(error, 'P2025')) throw petNotFound(id);
     // An order placed between the check and the delete.
     if (isPrismaError(error, 'P2003')) throw hasOrders();
     throw error;
   }
+  await ctx.changes.publish([
+    { entity: 'pet', kind: 'deleted', id },
+    { entity: 'inventory', kind: 'deleted', petId: id },
+  ]);
+  return id;
 }
 
 export async function requirePet(ctx: DomainContext, id: bigint) {

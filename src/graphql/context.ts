@@ -1,5 +1,4 @@
-import type { Database } from '../db/client.js';
-import type { DomainContext, Viewer } from '../domain/context.js';
+import type { DomainContext } from '../domain/context.js';
 import type { ListItemBudget } from './list-items.js';
 import { createLoaders, type Loaders, type SharedReads } from './loaders.js';
 
@@ -13,11 +12,9 @@ export interface GraphQLContext {
 }
 
 export function createContext(
-  database: Database,
+  domain: DomainContext,
   shared: SharedReads,
-  viewer: Viewer,
   listItems: ListItemBudget,
 ): GraphQLContext {
-  const domain = { db: database.prisma, viewer };
   return { domain, loaders: createLoaders(domain, shared), listItems };
 }

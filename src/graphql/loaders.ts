@@ -10,6 +10,7 @@ import {
   petPagesByCategory,
   petsByIds,
 } from '../domain/batch-reads.js';
+import { readOnly } from '../domain/changes.js';
 import { anonymous, type DomainContext } from '../domain/context.js';
 import type { Page } from '../domain/paging.js';
 
@@ -70,7 +71,7 @@ function perArguments<Args, Value>(
  * categories, stock) goes through here; what depends on the caller's scopes never does.
  */
 export function createSharedReads(db: Db) {
-  const domain: DomainContext = { db, viewer: anonymous };
+  const domain: DomainContext = { db, viewer: anonymous, changes: readOnly };
   const coalesced = <Row>(
     read: (keys: readonly bigint[]) => Promise<Row[]>,
     keyOf: (row: Row) => bigint,

@@ -3,6 +3,7 @@ import { createYoga, type Plugin } from 'graphql-yoga';
 import type { Limits } from '../config.js';
 import type { Database } from '../db/client.js';
 import { countCategories } from '../domain/categories.js';
+import { type ChangeFeed, readOnly } from '../domain/changes.js';
 import type { Viewer } from '../domain/context.js';
 import { anonymous } from '../domain/context.js';
 import type { AccessLogFields } from '../http/env.js';
@@ -67,12 +68,13 @@ function LateBoundResponse(body?: BodyInit | null, init?: ResponseInit): Respons
 
 export interface YogaOptions {
   database: Database;
+  changes: ChangeFeed;
   logger: Logger;
   limits: Limits;
   metrics: Metrics;
 }
 
-export function createGraphQLHandler({ database, logger, limits, metrics }: YogaOptions) {
+export function createGraphQLHandler({ database, changes, logger, limits, metrics }: YogaOptions) {
   const shared = createSharedReads(database.prisma);
   // One budget per HTTP request: the operations of a batch share it.
   const listItemBudgets = new WeakMap<Request, ListItemBudget>();
@@ -105,7 +107,8 @@ export function createGraphQLHandler({ database, logger, limits, metrics }: Yoga
       // Unexpected errors are logged once, with their path, by the error masker.
       error: (...args) => logger.debug(args),
     },
-    context: ({ viewer, request }) => createContext(database, shared, viewer, listItemsOf(request)),
+    context: ({ viewer, request }) =>
+      createContext({ db: database.prisma, viewer, changes }, shared, listItemsOf(request)),
     fetchAPI: { Response: LateBoundResponse as unknown as typeof Response },
     // The app limits bodies before Yoga runs (src/http/body-limit.ts): Yoga's own limit would
     // stream every body through a counter.
@@ -120,7 +123,8 @@ export function createGraphQLHandler({ database, logger, limits, metrics }: Yoga
         maxCost: limits.graphqlCost,
         maxTokens: limits.graphqlTokens,
         unpagedLists: {
-          'Query.categories': () => countCategories({ db: database.prisma, viewer: anonymous }),
+          'Query.categories': () =>
+            countCategories({ db: database.prisma, viewer: anonymous, changes: readOnly }),
         },
       }),
       executionSignal,

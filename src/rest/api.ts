@@ -2,6 +2,7 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
 import { requireScope } from '../domain/authorization.js';
+import type { ChangeFeed } from '../domain/changes.js';
 import { DomainError } from '../domain/errors.js';
 import { bodyTooLargeMessage, limitBody } from '../http/body-limit.js';
 import type { AppEnv } from '../http/env.js';
@@ -15,6 +16,7 @@ export { REST_BASE_PATH } from './document.js';
 
 export interface RestApiOptions {
   database: Database;
+  changes: ChangeFeed;
   config: Config;
   logger: Logger;
 }
@@ -26,7 +28,7 @@ const honoPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
  * The REST façade, to mount under /api: every declared route, then 405 with `Allow`
  * for a known path with another method, then 404 NOT_FOUND; each failure in the Error shape.
  */
-export function createRestApi({ database, config, logger }: RestApiOptions): Hono<AppEnv> {
+export function createRestApi({ database, changes, config, logger }: RestApiOptions): Hono<AppEnv> {
   const api = new Hono<AppEnv>();
   const maxBytes = config.limits.bodyBytes;
   const tooLarge = limitBody(maxBytes, () => {
@@ -40,7 +42,10 @@ export function createRestApi({ database, config, logger }: RestApiOptions): Hon
       if (spec.deprecation) applyDeprecation(c, spec.deprecation, config);
       // Refuse a caller without the scope before reading the request (the domain checks again).
       if (spec.scope) requireScope(c.get('viewer'), spec.scope);
-      return route.run(c, { domain: { db: database.prisma, viewer: c.get('viewer') }, config });
+      return route.run(c, {
+        domain: { db: database.prisma, viewer: c.get('viewer'), changes },
+        config,
+      });
     });
   }
 

@@ -1,0 +1,44 @@
+export type ChangeKind = 'created' | 'updated' | 'deleted';
+
+/** A committed write, as readers of the data care about it: what changed, and its ids. */
+export type Change =
+  | { entity: 'pet'; kind: ChangeKind; id: bigint }
+  | { entity: 'category'; kind: ChangeKind; id: bigint }
+  | { entity: 'order'; kind: ChangeKind; id: bigint; petId: bigint }
+  | { entity: 'inventory'; kind: ChangeKind; petId: bigint };
+
+export type ChangeListener = (changes: readonly Change[]) => void | Promise<void>;
+
+/**
+ * Where the domain reports its writes once they are committed, whichever edge made them (never a
+ * write that was rolled back). Listeners are the response cache, which must have evicted before
+ * the write answers (so `publish` waits for them), and the subscriptions. In memory by default;
+ * a shared implementation lets replicas hear each other's writes.
+ */
+export interface ChangeFeed {
+  publish(changes: readonly Change[]): Promise<void>;
+  /** Returns the function that unsubscribes. */
+  subscribe(listener: ChangeListener): () => void;
+}
+
+export function createMemoryChangeFeed(): ChangeFeed {
+  const listeners = new Set<ChangeListener>();
+  return {
+    async publish(changes) {
+      // A listener that fails must not fail a write that is already committed.
+      await Promise.allSettled([...listeners].map(async (listener) => listener(changes)));
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}
+
+/** For contexts that only read (coalesced public reads, the cost limit's counts). */
+export const readOnly: ChangeFeed = {
+  publish: async () => {
+    throw new Error('a read-only domain context cannot publish changes');
+  },
+  subscribe: () => () => {},
+};
