@@ -24,6 +24,9 @@ import { healthRoutes } from './observability/health.js';
 import { httpMetrics } from './observability/http-metrics.js';
 import { createMetrics } from './observability/metrics.js';
 import { metricsRoutes } from './observability/metrics-route.js';
+import { createRedisChangeFeed } from './redis/change-feed.js';
+import { connectRedis } from './redis/connection.js';
+import { RedisRateLimitStore } from './redis/rate-limit-store.js';
 import { createRestApi, REST_BASE_PATH } from './rest/api.js';
 
 export interface App {
@@ -34,6 +37,8 @@ export interface App {
   readonly devSecret: string | undefined;
   readonly database: Database;
   readonly logger: Logger;
+  /** Where committed writes are reported (shared through Redis when configured). */
+  readonly changes: ChangeFeed;
   close(): Promise<void>;
 }
 
@@ -65,7 +70,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   if (config.seed && (await seedSampleData(database.prisma))) logger.info('loaded the sample data');
 
   const metrics = createMetrics(database);
-  const changes = options.changes ?? createMemoryChangeFeed();
+  const redis = config.redisUrl
+    ? connectRedis(config.redisUrl, { logger, onFailure: () => metrics.redisFailures.inc() })
+    : undefined;
+  const changes =
+    options.changes ?? (redis ? createRedisChangeFeed(redis) : createMemoryChangeFeed());
   const graphql = createGraphQLHandler({
     database,
     changes,
@@ -81,7 +90,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   // First, so that they see every request, including those of routes mounted later.
   app.use(accessLog(logger), httpMetrics(metrics));
   // Probes, metrics and static pages answer before the token check and the rate limit.
-  app.route('/', healthRoutes(database, logger));
+  app.route('/', healthRoutes(database, logger, redis));
   app.route('/', metricsRoutes(metrics));
   app.route('/', docsRoutes);
   app.route('/', graphiqlAssets);
@@ -95,7 +104,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     app.use(
       rateLimit(
         config.rateLimitPerMinute,
-        options.rateLimitStore ?? new MemoryRateLimitStore(),
+        options.rateLimitStore ??
+          (redis ? new RedisRateLimitStore(redis) : new MemoryRateLimitStore()),
         clientAddress,
       ),
     );
@@ -130,6 +140,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     devSecret: auth.devSecret ? auth.jwtSecret : undefined,
     database,
     logger,
-    close: () => database.close(),
+    changes,
+    close: async () => {
+      await redis?.close();
+      await database.close();
+    },
   };
 }

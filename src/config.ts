@@ -4,7 +4,13 @@ import { z } from 'zod';
 
 export type DatabaseConfig =
   | { provider: 'sqlite'; url: string; file: string }
-  | { provider: 'postgresql'; url: string; schema: string | undefined };
+  | {
+      provider: 'postgresql';
+      url: string;
+      schema: string | undefined;
+      /** Connections this process may open (DATABASE_POOL_SIZE). */
+      poolSize: number;
+    };
 
 export interface Config {
   readonly port: number;
@@ -27,6 +33,8 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   /** Origins whose browser scripts may call /graphql and /api; empty: same-origin only; `*`: any. */
   readonly corsOrigins: readonly string[];
+  /** Shared state for replicas (rate limits, cache, change feed); in process without it. */
+  readonly redisUrl: string | undefined;
 }
 
 /** Request and document limits: defaults that operators may tighten or loosen. */
@@ -149,15 +157,23 @@ const envSchema = z.object({
     .max(600_000, 'must be 0-600000')
     .default(10_000),
   CORS_ORIGINS: corsOrigins,
+  REDIS_URL: z
+    .string()
+    .trim()
+    .refine((url) => /^rediss?:\/\/\S+$/.test(url), {
+      message: 'must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379',
+    })
+    .optional(),
+  DATABASE_POOL_SIZE: positiveInt(10),
 });
 
-function parseDatabaseUrl(url: string): DatabaseConfig {
+function parseDatabaseUrl(url: string, poolSize: number): DatabaseConfig {
   if (url.startsWith('file:')) {
     const path = url.slice('file:'.length);
     return { provider: 'sqlite', url, file: resolve(path) };
   }
   const schema = new URL(url).searchParams.get('schema') ?? undefined;
-  return { provider: 'postgresql', url, schema };
+  return { provider: 'postgresql', url, schema, poolSize };
 }
 
 /**
@@ -174,7 +190,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
   }
   const vars = parsed.data;
-  const database = parseDatabaseUrl(vars.DATABASE_URL);
+  const database = parseDatabaseUrl(vars.DATABASE_URL, vars.DATABASE_POOL_SIZE);
   return Object.freeze({
     port: vars.PORT,
     host: vars.HOST,
@@ -202,6 +218,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }),
     shutdownTimeoutMs: vars.SHUTDOWN_TIMEOUT_MS,
     corsOrigins: Object.freeze(vars.CORS_ORIGINS),
+    redisUrl: vars.REDIS_URL,
   });
 }
 

@@ -18,13 +18,22 @@ describe('configuration', () => {
     expect(Object.isFrozen(config)).toBe(true);
   });
 
-  it('reads PostgreSQL URLs and their schema', () => {
+  it('reads PostgreSQL URLs, their schema and the pool size', () => {
     const config = loadConfig({ DATABASE_URL: 'postgresql://u@db:5432/shop?schema=store' });
     expect(config.database).toEqual({
       provider: 'postgresql',
       url: 'postgresql://u@db:5432/shop?schema=store',
       schema: 'store',
+      poolSize: 10,
     });
+    const sized = loadConfig({ DATABASE_URL: 'postgresql://db/shop', DATABASE_POOL_SIZE: '3' });
+    expect(sized.database).toMatchObject({ poolSize: 3 });
+  });
+
+  it('reads REDIS_URL and refuses anything but a Redis URL', () => {
+    expect(loadConfig({ REDIS_URL: 'redis://cache:6379' }).redisUrl).toBe('redis://cache:6379');
+    expect(loadConfig({}).redisUrl).toBeUndefined();
+    expect(() => loadConfig({ REDIS_URL: 'http://cache' })).toThrow(/REDIS_URL: must be a redis/);
   });
 
   it('names every bad variable in one clear error', () => {
@@ -100,6 +109,8 @@ describe('configuration', () => {
         'GRAPHQL_MAX_COST',
         'GRAPHQL_MAX_BATCH',
         'GRAPHQL_MAX_LIST_ITEMS',
+        'REDIS_URL',
+        'DATABASE_POOL_SIZE',
         'LOG_LEVEL',
         'SHUTDOWN_TIMEOUT_MS',
       ].sort(),

@@ -9,7 +9,11 @@ export default defineConfig({
   resolve: { alias: { graphql: 'graphql/index.js' } },
   test: {
     root,
-    globalSetup: ['test/helpers/global-setup.ts', 'test/helpers/browser-setup.ts'],
+    globalSetup: [
+      'test/helpers/global-setup.ts',
+      'test/helpers/browser-setup.ts',
+      'test/helpers/redis-setup.ts',
+    ],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: ['sqlite', 'postgresql'].map((database) => ({

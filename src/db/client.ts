@@ -59,6 +59,7 @@ export function createAdapterFactory(
   url.searchParams.delete('schema');
   const pool = new pg.Pool({
     connectionString: url.toString(),
+    max: config.poolSize,
     // Raw SQL (tests, health checks) must see the same schema as Prisma's queries.
     options: config.schema ? `-c search_path="${config.schema}"` : undefined,
   });

@@ -3,6 +3,7 @@ import type { Database } from '../db/client.js';
 import { DomainError, unavailableMessage } from '../domain/errors.js';
 import type { AppEnv } from '../http/env.js';
 import type { Logger } from '../logger.js';
+import type { RedisConnection } from '../redis/connection.js';
 import { logFailure } from './log-throttle.js';
 
 /** A database that does not answer within this time counts as unreachable. */
@@ -29,13 +30,21 @@ const noStore = { 'Cache-Control': 'no-store' };
  * `/health/live`: the process runs. `/health/ready`: the database answers a trivial query, else
  * 503 `UNAVAILABLE` (orchestrators stop routing traffic here until it answers again).
  */
-export function healthRoutes(database: Database, logger: Logger) {
+export function healthRoutes(
+  database: Database,
+  logger: Logger,
+  redis?: Pick<RedisConnection, 'status'>,
+) {
   const routes = new Hono<AppEnv>();
   routes.get('/health/live', (c) => c.json({ status: 'ok' }, 200, noStore));
   routes.get('/health/ready', async (c) => {
     try {
       await ping(database);
-      return c.json({ status: 'ok', checks: { database: 'ok' } }, 200, noStore);
+      // Redis is reported, never required: without it the replicas go on, sharing less.
+      const checks = redis
+        ? { database: 'ok', redis: redis.status() === 'up' ? 'ok' : 'down' }
+        : { database: 'ok' };
+      return c.json({ status: 'ok', checks }, 200, noStore);
     } catch (error) {
       // Not ready, whatever the failure was; probes come every few seconds: throttled.
       logFailure(

@@ -11,6 +11,8 @@ export interface Metrics {
   readonly httpDuration: Histogram<HttpLabels>;
   /** Calls to deprecated REST routes (`api="rest"`) and GraphQL fields (`api="graphql"`). */
   readonly deprecatedCalls: Counter<'api' | 'operation' | 'client'>;
+  /** Redis commands or connections that failed (the product went on without Redis). */
+  readonly redisFailures: Counter;
   /** GraphQL operation names as a bounded label value. */
   operationName(name: string | undefined): string;
   /** Who is calling, as a bounded label value: the token subject, else the User-Agent. */
@@ -53,6 +55,11 @@ export function createMetrics(database: Database): Metrics {
       name: 'petstore_deprecated_calls_total',
       help: 'Calls to deprecated REST routes and GraphQL fields, by client (token subject, else User-Agent)',
       labelNames: ['api', 'operation', 'client'],
+      registers: [registry],
+    }),
+    redisFailures: new Counter({
+      name: 'petstore_redis_failures_total',
+      help: 'Redis commands or connections that failed; requests went on without Redis',
       registers: [registry],
     }),
     operationName: (name) => operationNames.value(name, 'Anonymous'),

@@ -1,0 +1,55 @@
+import { randomUUID } from 'node:crypto';
+import { type Change, type ChangeFeed, createMemoryChangeFeed } from '../domain/changes.js';
+import type { RedisConnection } from './connection.js';
+
+const CHANNEL = 'petstore:changes';
+
+interface Message {
+  /** The replica that made the writes: it has told its own listeners already. */
+  origin: string;
+  changes: Change[];
+}
+
+const toJson = (message: Message) =>
+  JSON.stringify(message, (_key, value) => (typeof value === 'bigint' ? String(value) : value));
+
+/** Ids travel as strings (JSON has no 64-bit integers). */
+function fromJson(text: string): Message {
+  const message = JSON.parse(text) as Message;
+  for (const change of message.changes) {
+    const ids = change as unknown as Record<string, unknown>;
+    for (const key of ['id', 'petId']) if (key in ids) ids[key] = BigInt(ids[key] as string);
+  }
+  return message;
+}
+
+/**
+ * A change feed shared by the replicas through Redis pub/sub. A replica's own listeners hear its
+ * writes at once (and `publish` waits for them, as in memory); the other replicas hear them
+ * through Redis. While Redis is away, other replicas miss the changes made meanwhile.
+ */
+export function createRedisChangeFeed(redis: RedisConnection): ChangeFeed {
+  const local = createMemoryChangeFeed();
+  const origin = randomUUID();
+  // On every (re)connection: ioredis' own resubscription forgets the channels when several
+  // reconnection attempts fail in a row.
+  const subscribe = () => redis.subscriber.subscribe(CHANNEL).catch(redis.failed);
+  redis.subscriber.on('ready', subscribe);
+  if (redis.subscriber.status === 'ready') subscribe();
+  redis.subscriber.on('message', (channel, text) => {
+    if (channel !== CHANNEL) return;
+    const message = fromJson(text);
+    if (message.origin !== origin) void local.publish(message.changes);
+  });
+  return {
+    async publish(changes) {
+      await local.publish(changes);
+      try {
+        await redis.commands.publish(CHANNEL, toJson({ origin, changes: [...changes] }));
+      } catch (error) {
+        redis.failed(error);
+      }
+    },
+    subscribe: local.subscribe,
+  };
+}

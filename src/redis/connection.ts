@@ -1,0 +1,64 @@
+import { Redis } from 'ioredis';
+import type { Logger } from '../logger.js';
+import { logFailure } from '../observability/log-throttle.js';
+
+/**
+ * The replicas' shared state: one connection for commands and one for pub/sub (a subscribed
+ * connection can do nothing else). Redis being away must never fail or stall a request: commands
+ * fail at once while disconnected (no offline queue) or after `commandTimeout`, and the callers
+ * fall back (see each user). Reconnection is automatic, for as long as the process runs.
+ */
+export interface RedisConnection {
+  readonly commands: Redis;
+  readonly subscriber: Redis;
+  /** 'up' while both connections are ready. */
+  status(): 'up' | 'down';
+  /** Called with every failure of a Redis command or connection (counted, logged throttled). */
+  failed(error: unknown): void;
+  close(): Promise<void>;
+}
+
+export interface RedisOptions {
+  logger: Logger;
+  /** Counts failures (a metric); the log is throttled to one line a second. */
+  onFailure?: () => void;
+}
+
+export function connectRedis(url: string, { logger, onFailure }: RedisOptions): RedisConnection {
+  const options = {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 1000,
+    commandTimeout: 500,
+    // Try again every so often, for ever: Redis coming back resumes sharing without a restart.
+    retryStrategy: (attempt: number) => Math.min(attempt * 100, 1000),
+  };
+  const commands = new Redis(url, options);
+  // The subscriber waits for messages; its commands (SUBSCRIBE) queue until it is connected.
+  const subscriber = new Redis(url, {
+    ...options,
+    enableOfflineQueue: true,
+    commandTimeout: undefined,
+  });
+  const failed = (error: unknown) => {
+    onFailure?.();
+    logFailure(
+      logger,
+      { level: 'warn', message: 'Redis cannot be reached; going on without it', throttled: true },
+      { err: error },
+    );
+  };
+  // Without a listener a connection error would be an uncaught exception.
+  commands.on('error', failed);
+  subscriber.on('error', failed);
+  return {
+    commands,
+    subscriber,
+    status: () => (commands.status === 'ready' && subscriber.status === 'ready' ? 'up' : 'down'),
+    failed,
+    async close() {
+      commands.disconnect();
+      subscriber.disconnect();
+    },
+  };
+}

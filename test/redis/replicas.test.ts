@@ -1,0 +1,216 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Change } from '../../src/domain/changes.js';
+import { createTestApp, database, databaseAvailable, type TestApp } from '../helpers/app.js';
+import { withAuthorization } from '../helpers/client.js';
+import { makeCategory, makePet, stockOf } from '../helpers/factories.js';
+import { rest } from '../helpers/rest.js';
+
+const redisUrl = inject('redisUrl');
+/** Two replicas need one database they can both reach: PostgreSQL, as in production. */
+const runs = database === 'postgresql' && databaseAvailable && redisUrl !== null;
+
+interface Replicas {
+  a: TestApp;
+  b: TestApp;
+  close(): Promise<void>;
+}
+
+/** Two apps on one PostgreSQL schema and one Redis, as two replicas behind a load balancer. */
+async function startReplicas(env: Record<string, string>): Promise<Replicas> {
+  const a = await createTestApp(env);
+  const b = await createTestApp({
+    ...env,
+    DATABASE_URL: a.config.database.url,
+    // Tokens minted by `a` must be valid on `b`.
+    AUTH_JWT_SECRET: a.secret,
+  });
+  return {
+    a,
+    // Requests to `b` carry `a`'s all-scopes token unless told otherwise.
+    b: { ...b, authorization: a.authorization, token: a.token },
+    close: async () => {
+      await b.close();
+      await a.close();
+    },
+  };
+}
+
+/** The changes a replica's feed hears, collected. */
+function listen(app: TestApp): Change[] {
+  const heard: Change[] = [];
+  app.changes.subscribe((changes) => {
+    heard.push(...changes);
+  });
+  return heard;
+}
+
+async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 5000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('timed out waiting for the condition');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+describe.runIf(runs)('two replicas on one PostgreSQL and one Redis', () => {
+  let replicas: Replicas;
+  beforeAll(async () => {
+    replicas = await startReplicas({ REDIS_URL: redisUrl ?? '', RATE_LIMIT_PER_MINUTE: '6' });
+  });
+  afterAll(() => replicas?.close());
+
+  it("shares a client's rate budget: alternating replicas, the 7th request is the first refused", async () => {
+    const token = `Bearer ${await replicas.a.token([], { subject: `budget-${Date.now()}` })}`;
+    const statuses: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      const replica = i % 2 === 0 ? replicas.a : replicas.b;
+      statuses.push((await rest(withAuthorization(replica, token), 'GET', '/categories')).status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 429, 429]);
+  });
+
+  it('tells replica B about a write made on replica A', async () => {
+    const heard = listen(replicas.b);
+    const category = await makeCategory(replicas.a);
+    const pet = await makePet(replicas.a, { categoryId: category.id, quantity: 2 });
+    const placed = await rest(replicas.a, 'POST', '/store/orders', {
+      json: { petId: Number(pet.id), quantity: 1 },
+    });
+    expect(placed.status).toBe(201);
+    await eventually(() =>
+      heard.some((change) => change.entity === 'inventory' && change.petId === pet.id),
+    );
+    expect(heard).toContainEqual({ entity: 'inventory', kind: 'updated', petId: pet.id });
+  });
+});
+
+describe.runIf(runs)('an orders race split across two replicas', () => {
+  let replicas: Replicas;
+  beforeAll(async () => {
+    replicas = await startReplicas({ REDIS_URL: redisUrl ?? '' });
+  });
+  afterAll(() => replicas?.close());
+
+  it('never oversells: 200 concurrent orders for a stock of 50, exactly 50 succeed', async () => {
+    const category = await makeCategory(replicas.a);
+    const pet = await makePet(replicas.a, { categoryId: category.id, quantity: 50 });
+    const responses = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        rest(i % 2 === 0 ? replicas.a : replicas.b, 'POST', '/store/orders', {
+          json: { petId: Number(pet.id), quantity: 1 },
+        }),
+      ),
+    );
+    const statuses = responses.map((response) => response.status);
+    expect(statuses.filter((status) => status === 201)).toHaveLength(50);
+    expect(statuses.filter((status) => status !== 201 && status !== 409)).toEqual([]);
+    expect((await stockOf(replicas.a, pet.id)).quantity).toBe(0);
+  });
+});
+
+/** A free TCP port on the loopback. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(address),
+      );
+    });
+  });
+}
+
+/** A private Redis this test may stop and start again, keeping nothing on disk. */
+async function startRedis(port: number): Promise<ChildProcess> {
+  const server = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
+  const { Redis } = await import('ioredis');
+  const probe = new Redis(port, '127.0.0.1', { lazyConnect: true, retryStrategy: () => null });
+  probe.on('error', () => {});
+  await eventually(async () => {
+    try {
+      await probe.connect();
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  probe.disconnect();
+  return server;
+}
+
+function stopRedis(server: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    server.once('exit', () => resolve());
+    server.kill('SIGKILL');
+  });
+}
+
+const redisServer = ['/usr/bin/redis-server', '/usr/local/bin/redis-server'].some(existsSync);
+if (runs && !redisServer) console.warn('Redis loss test skipped: no redis-server binary here.');
+
+describe.runIf(runs && redisServer)('replicas while Redis is lost and back', () => {
+  let port: number;
+  let redis: ChildProcess;
+  let replicas: Replicas;
+  beforeAll(async () => {
+    port = await freePort();
+    redis = await startRedis(port);
+    replicas = await startReplicas({
+      REDIS_URL: `redis://127.0.0.1:${port}`,
+      RATE_LIMIT_PER_MINUTE: '1000',
+    });
+  });
+  afterAll(async () => {
+    await replicas?.close();
+    if (redis.exitCode === null && redis.signalCode === null) await stopRedis(redis);
+  });
+
+  it('keeps answering 2xx without Redis, says so in readiness, and shares again once it is back', async () => {
+    await stopRedis(redis);
+    for (const replica of [replicas.a, replicas.b]) {
+      expect((await rest(replica, 'GET', '/categories')).status).toBe(200);
+      const category = await rest(replica, 'POST', '/categories', {
+        json: { name: `Without Redis ${replica === replicas.a ? 'A' : 'B'} ${port}` },
+      });
+      expect(category.status).toBe(201);
+      const ready = await replica.fetch(new Request('http://petstore.test/health/ready'));
+      expect(ready.status).toBe(200);
+      expect(await ready.json()).toEqual({
+        status: 'ok',
+        checks: { database: 'ok', redis: 'down' },
+      });
+    }
+
+    // Counted and logged (throttled), never an error for the client.
+    const metrics = await (
+      await replicas.a.fetch(new Request('http://petstore.test/metrics'))
+    ).text();
+    expect(Number(/^petstore_redis_failures_total (\d+)/m.exec(metrics)?.[1])).toBeGreaterThan(0);
+
+    redis = await startRedis(port);
+    for (const replica of [replicas.a, replicas.b]) {
+      await eventually(async () => {
+        const ready = await replica.fetch(new Request('http://petstore.test/health/ready'));
+        return ((await ready.json()) as { checks: { redis: string } }).checks.redis === 'ok';
+      });
+    }
+    // Sharing resumes without a restart: B hears A's writes again.
+    const heard = listen(replicas.b);
+    const created = await rest(replicas.a, 'POST', '/categories', {
+      json: { name: `With Redis again ${port}` },
+    });
+    expect(created.status).toBe(201);
+    const id = BigInt((created.body as { id: number }).id);
+    await eventually(() =>
+      heard.some((change) => change.entity === 'category' && change.id === id),
+    );
+  });
+});
