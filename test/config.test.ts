@@ -100,6 +100,7 @@ describe('configuration', () => {
         'GRAPHQL_MAX_COST',
         'GRAPHQL_MAX_BATCH',
         'GRAPHQL_MAX_LIST_ITEMS',
+        'SUBSCRIPTIONS_PER_CLIENT',
         'LOG_LEVEL',
         'SHUTDOWN_TIMEOUT_MS',
       ].sort(),
