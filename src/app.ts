@@ -78,9 +78,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   });
   if (config.seed && (await seedSampleData(database.prisma))) logger.info('loaded the sample data');
 
-  const metrics = createMetrics(database);
-  const changes = options.changes ?? createMemoryChangeFeed();
   const subscriptions = new Subscriptions(config.limits.subscriptionsPerClient);
+  const metrics = createMetrics(database, subscriptions);
+  const changes = options.changes ?? createMemoryChangeFeed();
   const graphql = createGraphQLHandler({
     database,
     changes,

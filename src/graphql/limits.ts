@@ -99,7 +99,12 @@ export type CostCheck = (operations: readonly GraphQLParams[]) => Promise<void>;
  * `operationCost`). Over the limit the whole request is QUERY_TOO_COMPLEX. HTTP requests meet it
  * in `costLimit`; operations over a WebSocket are checked with the same function.
  */
-export function costRule({ schema, maxCost, maxTokens, unpagedLists }: CostLimitOptions): CostCheck {
+export function costRule({
+  schema,
+  maxCost,
+  maxTokens,
+  unpagedLists,
+}: CostLimitOptions): CostCheck {
   const documents = new DocumentCache(maxTokens);
   return async (operations) => {
     const sizes = new Map<string, number>();

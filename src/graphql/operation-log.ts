@@ -4,7 +4,11 @@ import type { AccessLogFields } from '../http/env.js';
 
 /** Names the executed operations (all of a batch) on the request's access line. */
 export function logOperationNames(): Plugin<{ accessLog?: AccessLogFields }> {
-  const name = ({ args }: { args: ExecutionArgs & { contextValue: { accessLog?: AccessLogFields } } }) => {
+  const name = ({
+    args,
+  }: {
+    args: ExecutionArgs & { contextValue: { accessLog?: AccessLogFields } };
+  }) => {
     const fields = args.contextValue.accessLog;
     if (!fields) return;
     const name = getOperationAST(args.document, args.operationName)?.name?.value ?? 'Anonymous';

@@ -147,7 +147,10 @@ export function changeStream<Event, Value>(
           } catch (error) {
             // The field's resolver throws it: an error on this event (masked, e.g. UNAVAILABLE),
             // and the stream goes on.
-            return { done: false, value: error instanceof Error ? error : new Error(String(error)) };
+            return {
+              done: false,
+              value: error instanceof Error ? error : new Error(String(error)),
+            };
           }
           if (value !== undefined && !done) return { done: false, value };
           continue;

@@ -30,7 +30,7 @@ builder.subscriptionFields((t) => ({
     type: OrderChange,
     directives: { experimental: {} },
     description:
-      'Orders placed, updated or cancelled (one order with `id`, a pet\'s with `petId`); needs orders:read. Experimental.',
+      "Orders placed, updated or cancelled (one order with `id`, a pet's with `petId`); needs orders:read. Experimental.",
     args: { id: t.arg.id(), petId: t.arg.id() },
     subscribe: (_root, args, ctx) => {
       // Checked when subscribing: a refused subscription never opens.
