@@ -24,6 +24,7 @@ describeBrowser('a subscription in GraphiQL, in Chromium', { timeout: 60_000 }, 
     await page.keyboard.insertText(
       'subscription WatchRex { petChanged(id: "1") { kind id pet { name status } } }',
     );
+    await page.keyboard.press('Home'); // the start of the line in view, for the screenshot
     await run.click();
     await untilOpen(server, 1);
 
