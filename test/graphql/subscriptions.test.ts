@@ -206,6 +206,7 @@ describeDb('subscriptions on the real server', () => {
         },
         body: JSON.stringify({ query }),
       });
+      expect(overSse.status).toBe(400);
       expect(await overSse.text()).toContain('"code":"QUERY_TOO_COMPLEX"');
     }
 
