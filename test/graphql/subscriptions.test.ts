@@ -206,8 +206,12 @@ describeDb('subscriptions on the real server', () => {
         },
         body: JSON.stringify({ query }),
       });
-      expect(overSse.status).toBe(400);
-      expect(await overSse.text()).toContain('"code":"QUERY_TOO_COMPLEX"');
+      // GraphQL over SSE: a stream holding the error, then its end.
+      expect(overSse.headers.get('content-type')).toBe('text/event-stream');
+      const streamed = await overSse.text();
+      expect(streamed).toMatch(
+        /event: next\ndata: \{"errors":\[\{"message":"[^"]+","extensions":\{"code":"QUERY_TOO_COMPLEX","status":400\}\}\]\}\n\nevent: complete\n/,
+      );
     }
 
     // The WebSocket carries subscriptions only.
