@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import type { Measurement, Plan, ServerFigures } from './measure.js';
 import type { Spread } from './stats.js';
+import type { SubscribersResult } from './subscribers.js';
 import type { TargetCheck } from './targets.js';
 
 export interface ScenarioResult extends Partial<Measurement> {
@@ -22,6 +23,8 @@ export interface Report {
   plan: Plan;
   scenarios: ScenarioResult[];
   targets: TargetCheck[];
+  /** The SSE subscribers scenario, when it ran. */
+  subscribers?: SubscribersResult;
 }
 
 const integer = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });

@@ -16,13 +16,17 @@ import {
 } from './processes.js';
 import { formatReport, type Report, type ScenarioResult, writeReport } from './report.js';
 import { scenarios } from './scenarios.js';
+import { formatSubscribers, measureSubscribers, type SubscribersResult } from './subscribers.js';
 import { checkTargets } from './targets.js';
 import { verifyScenario } from './verify.js';
+
+/** The scenario of 1,000 SSE subscribers, measured on its own terms (no baseline, no autocannon). */
+const SUBSCRIBERS = 'sse-subscribers';
 
 const usage = `npm run bench [-- options]
   --quick          short runs (about a minute in all)
   --pets <n>       pets in the bench database (default 10000)
-  --only <names>   comma-separated scenarios: ${scenarios.map((s) => s.name).join(', ')}
+  --only <names>   comma-separated scenarios: ${[...scenarios.map((s) => s.name), SUBSCRIBERS].join(', ')}
   --profile        write a CPU profile of the product to bench/results/profiles/`;
 
 const { values: options } = parseArgs({
@@ -41,7 +45,8 @@ if (options.help) {
 const pets = Number(options.pets);
 if (!Number.isInteger(pets) || pets < 200) throw new Error('--pets must be an integer ≥ 200');
 const only = options.only?.split(',').map((name) => name.trim());
-const unknown = only?.filter((name) => !scenarios.some((s) => s.name === name)) ?? [];
+const unknown =
+  only?.filter((name) => name !== SUBSCRIBERS && !scenarios.some((s) => s.name === name)) ?? [];
 if (unknown.length > 0) throw new Error(`unknown scenario ${unknown.join(', ')}\n${usage}`);
 const selected = scenarios.filter((s) => !only || only.includes(s.name));
 const plan = options.quick ? quickPlan : fullPlan;
@@ -71,6 +76,7 @@ try {
     AUTH_JWT_SECRET: secret,
     // One load generator is one client, far over any per-client budget.
     RATE_LIMIT_PER_MINUTE: '0',
+    SUBSCRIPTIONS_PER_CLIENT: '5000',
     // Warnings and errors only: the run measures the gateway, not log shipping.
     LOG_LEVEL: 'warn',
   };
@@ -107,6 +113,12 @@ try {
     Object.assign(result, await measure(load, plan, requests, product, against));
   }
 
+  let subscribers: SubscribersResult | undefined;
+  if (!only || only.includes(SUBSCRIBERS)) {
+    progress(`${SUBSCRIBERS}: 1,000 SSE streams, then REST writes…`);
+    subscribers = await measureSubscribers(product, fixture, token);
+  }
+
   const report: Report = {
     mode: options.quick ? 'quick' : 'full',
     startedAt,
@@ -116,8 +128,10 @@ try {
     plan,
     scenarios: results,
     targets: checkTargets(results),
+    subscribers,
   };
   console.log(formatReport(report));
+  if (subscribers) console.log(`\n${formatSubscribers(subscribers)}`);
   progress(`\nJSON: ${await writeReport(report, resultsDir)}`);
 } finally {
   await Promise.all(children.map((child) => child.stop()));

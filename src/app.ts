@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import { type Context, Hono } from 'hono';
 import { resolveAuthSettings } from './auth/dev-secret.js';
 import { createTokenVerifier } from './auth/tokens.js';
@@ -8,6 +8,8 @@ import { migrate } from './db/migrate.js';
 import { seedSampleData } from './db/seed.js';
 import { type ChangeFeed, createMemoryChangeFeed } from './domain/changes.js';
 import { DomainError } from './domain/errors.js';
+import { Subscriptions } from './graphql/subscriptions.js';
+import { serveWebSockets, type WebSocketTransport } from './graphql/websocket.js';
 import { createGraphQLHandler } from './graphql/yoga.js';
 import { authenticate } from './http/authenticate.js';
 import { bodyTooLargeMessage, limitBody } from './http/body-limit.js';
@@ -16,7 +18,12 @@ import { docsRoutes } from './http/docs.js';
 import type { AppEnv } from './http/env.js';
 import { errorResponse } from './http/error-response.js';
 import { graphiqlAssets } from './http/graphiql.js';
-import { MemoryRateLimitStore, type RateLimitStore, rateLimit } from './http/rate-limit.js';
+import {
+  clientKey,
+  MemoryRateLimitStore,
+  type RateLimitStore,
+  rateLimit,
+} from './http/rate-limit.js';
 import { timeLimit } from './http/time-limit.js';
 import { createLogger, type Logger } from './logger.js';
 import { accessLog } from './observability/access-log.js';
@@ -39,6 +46,13 @@ export interface App {
   readonly logger: Logger;
   /** Where committed writes are reported (shared through Redis when configured). */
   readonly changes: ChangeFeed;
+  /** Serves GraphQL subscriptions over WebSocket on `server`'s /graphql (the HTTP ones need nothing). */
+  serveWebSockets(server: Server): void;
+  /**
+   * Ends every open subscription and refuses new ones: SSE streams complete, WebSockets close with
+   * 1001. Part of a shutdown, so that open streams do not hold it up.
+   */
+  endSubscriptions(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -69,7 +83,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   });
   if (config.seed && (await seedSampleData(database.prisma))) logger.info('loaded the sample data');
 
-  const metrics = createMetrics(database);
+  const subscriptions = new Subscriptions(config.limits.subscriptionsPerClient);
+  const metrics = createMetrics(database, subscriptions);
   const redis = config.redisUrl
     ? connectRedis(config.redisUrl, { logger, onFailure: () => metrics.redisFailures.inc() })
     : undefined;
@@ -81,7 +96,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     logger,
     limits: config.limits,
     metrics,
+    subscriptions,
   });
+  const verify = createTokenVerifier(auth);
+  let webSockets: WebSocketTransport | undefined;
   const app = new Hono<AppEnv>();
   const tooLarge = new DomainError(
     'PAYLOAD_TOO_LARGE',
@@ -99,7 +117,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     app.use(path, corsPolicy(config.corsOrigins));
   }
   app.use(timeLimit(config.limits.requestTimeoutMs));
-  app.use(authenticate(createTokenVerifier(auth)));
+  app.use(authenticate(verify));
   if (config.rateLimitPerMinute > 0) {
     app.use(
       rateLimit(
@@ -115,9 +133,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     limitBody(config.limits.bodyBytes, (c) => errorResponse(c, tooLarge)),
   );
   app.on(['GET', 'POST', 'OPTIONS'], '/graphql', (c) =>
-    graphql.fetch(c.req.raw, {
+    graphql.yoga.fetch(c.req.raw, {
       requestId: c.get('requestId'),
       viewer: c.get('viewer'),
+      client: clientKey(c.get('viewer'), clientAddress(c)),
       accessLog: c.get('accessLog'),
       signal: c.get('signal'),
     }),
@@ -140,6 +159,18 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     devSecret: auth.devSecret ? auth.jwtSecret : undefined,
     database,
     logger,
+    serveWebSockets(server) {
+      webSockets ??= serveWebSockets(server, {
+        graphql,
+        verify,
+        maxPayload: config.limits.bodyBytes,
+        logger,
+      });
+    },
+    async endSubscriptions() {
+      subscriptions.close();
+      await webSockets?.close();
+    },
     changes,
     close: async () => {
       await redis?.close();

@@ -48,6 +48,8 @@ export interface Limits {
   readonly graphqlBatch: number;
   /** List items one request may resolve: the backstop behind the cost limit. */
   readonly graphqlListItems: number;
+  /** Subscriptions one client (token subject, else address) may hold open, all connections together. */
+  readonly subscriptionsPerClient: number;
 }
 
 export class ConfigError extends Error {
@@ -145,6 +147,7 @@ const envSchema = z.object({
   GRAPHQL_MAX_COST: positiveInt(5000),
   GRAPHQL_MAX_BATCH: positiveInt(10),
   GRAPHQL_MAX_LIST_ITEMS: positiveInt(2000),
+  SUBSCRIPTIONS_PER_CLIENT: positiveInt(20),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
       message: 'must be one of fatal, error, warn, info, debug, trace, silent',
@@ -215,6 +218,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       graphqlCost: vars.GRAPHQL_MAX_COST,
       graphqlBatch: vars.GRAPHQL_MAX_BATCH,
       graphqlListItems: vars.GRAPHQL_MAX_LIST_ITEMS,
+      subscriptionsPerClient: vars.SUBSCRIPTIONS_PER_CLIENT,
     }),
     shutdownTimeoutMs: vars.SHUTDOWN_TIMEOUT_MS,
     corsOrigins: Object.freeze(vars.CORS_ORIGINS),

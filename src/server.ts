@@ -66,6 +66,8 @@ const server = serve(
 ) as Server;
 // Requests the HTTP parser rejects get a response with the Error shape, not Node's empty one.
 answerClientErrors(server);
+// Subscriptions over WebSocket share the port and the path (/graphql) with HTTP.
+app.serveWebSockets(server);
 
 /** A host to put in a URL: the wildcard addresses are reached through localhost. */
 function browsableHost(host: string): string {
@@ -82,6 +84,8 @@ async function shutdown(signal: string) {
     { signal, timeoutMs: config.shutdownTimeoutMs },
     'shutting down: no new connections; finishing the requests in flight',
   );
+  // Open subscriptions would hold the shutdown until the deadline: they end now, cleanly.
+  await app.endSubscriptions();
   if (!(await closed)) {
     app.logger.warn(
       { timeoutMs: config.shutdownTimeoutMs },

@@ -111,6 +111,7 @@ describe('configuration', () => {
         'GRAPHQL_MAX_LIST_ITEMS',
         'REDIS_URL',
         'DATABASE_POOL_SIZE',
+        'SUBSCRIPTIONS_PER_CLIENT',
         'LOG_LEVEL',
         'SHUTDOWN_TIMEOUT_MS',
       ].sort(),

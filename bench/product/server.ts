@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { createApp } from '../../src/app.js';
@@ -13,8 +14,10 @@ const app = await createApp(loadConfig(env));
 
 const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => {
   answerHarness(info.port, app.database.statementCount, async () => {
+    await app.endSubscriptions();
     server.close();
     if ('closeAllConnections' in server) server.closeAllConnections();
     await app.close();
   });
 });
+app.serveWebSockets(server as Server);

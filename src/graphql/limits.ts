@@ -90,57 +90,72 @@ class DocumentCache {
   }
 }
 
+/** Refuses operations whose cost is over the limit (QUERY_TOO_COMPLEX); see `costRule`. */
+export type CostCheck = (operations: readonly GraphQLParams[]) => Promise<void>;
+
 /**
- * The cost limit, evaluated with the request's real variable values before anything runs: every
- * page size counts however it is spelled, and a batch costs the sum of its operations (see
- * `operationCost`). Over the limit the whole request is QUERY_TOO_COMPLEX.
+ * The cost limit, evaluated with the real variable values before anything runs: every page size
+ * counts however it is spelled, and a batch costs the sum of its operations (see
+ * `operationCost`). Over the limit the whole request is QUERY_TOO_COMPLEX. HTTP requests meet it
+ * in `costLimit`; operations over a WebSocket are checked with the same function.
  */
-export function costLimit({ schema, maxCost, maxTokens, unpagedLists }: CostLimitOptions): Plugin {
+export function costRule({
+  schema,
+  maxCost,
+  maxTokens,
+  unpagedLists,
+}: CostLimitOptions): CostCheck {
   const documents = new DocumentCache(maxTokens);
+  return async (operations) => {
+    const sizes = new Map<string, number>();
+    const requestCost = () => {
+      const unknownSizes = new Set<string>();
+      const listSize = (coordinate: string) => {
+        const size = sizes.get(coordinate);
+        if (size === undefined && coordinate in unpagedLists) unknownSizes.add(coordinate);
+        return size;
+      };
+      let cost = 0;
+      for (const params of operations) cost += paramsCost(params, listSize);
+      return { cost, unknownSizes };
+    };
+    const paramsCost = (params: GraphQLParams, listSize: (c: string) => number | undefined) => {
+      const document = typeof params.query === 'string' ? documents.get(params.query) : null;
+      if (!document) return 0;
+      const variables = isRecord(params.variables) ? params.variables : {};
+      return operationCost({
+        schema,
+        document,
+        operationName: typeof params.operationName === 'string' ? params.operationName : null,
+        variables,
+        listSize,
+      });
+    };
+
+    let { cost, unknownSizes } = requestCost();
+    if (unknownSizes.size > 0) {
+      // Counted only for the requests that ask for an unpaged list.
+      for (const coordinate of unknownSizes)
+        sizes.set(coordinate, await (unpagedLists[coordinate] as () => Promise<number>)());
+      ({ cost } = requestCost());
+    }
+    if (cost > maxCost) {
+      throw tooComplex(
+        `This request could return about ${cost} fields, more than the limit of ${maxCost}; ` +
+          'ask for smaller pages (first) or fewer nested lists',
+      );
+    }
+  };
+}
+
+/** The cost rule on HTTP requests, once their operations are parsed from the request. */
+export function costLimit(check: CostCheck): Plugin {
   return {
     onRequestParse: () => ({
       async onRequestParseDone({ requestParserResult }) {
-        const operations = Array.isArray(requestParserResult)
-          ? requestParserResult
-          : [requestParserResult];
-        const sizes = new Map<string, number>();
-        const requestCost = () => {
-          const unknownSizes = new Set<string>();
-          const listSize = (coordinate: string) => {
-            const size = sizes.get(coordinate);
-            if (size === undefined && coordinate in unpagedLists) unknownSizes.add(coordinate);
-            return size;
-          };
-          let cost = 0;
-          for (const params of operations) cost += paramsCost(params, listSize);
-          return { cost, unknownSizes };
-        };
-        const paramsCost = (params: GraphQLParams, listSize: (c: string) => number | undefined) => {
-          const document = typeof params.query === 'string' ? documents.get(params.query) : null;
-          if (!document) return 0;
-          const variables = isRecord(params.variables) ? params.variables : {};
-          return operationCost({
-            schema,
-            document,
-            operationName: typeof params.operationName === 'string' ? params.operationName : null,
-            variables,
-            listSize,
-          });
-        };
-
-        let { cost, unknownSizes } = requestCost();
-        if (unknownSizes.size > 0) {
-          // Counted only for the requests that ask for an unpaged list.
-          for (const coordinate of unknownSizes)
-            sizes.set(coordinate, await (unpagedLists[coordinate] as () => Promise<number>)());
-          ({ cost } = requestCost());
-        }
-        if (cost > maxCost) {
-          throw tooComplex(
-            `This request could return about ${cost} fields, more than the limit of ${maxCost}; ` +
-              'ask for smaller pages (first) or fewer nested lists',
-          );
-        }
+        await check(
+          Array.isArray(requestParserResult) ? requestParserResult : [requestParserResult],
+        );
       },
     }),
   };

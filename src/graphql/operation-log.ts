@@ -1,15 +1,18 @@
-import { getOperationAST } from 'graphql';
+import { type ExecutionArgs, getOperationAST } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { AccessLogFields } from '../http/env.js';
 
 /** Names the executed operations (all of a batch) on the request's access line. */
 export function logOperationNames(): Plugin<{ accessLog?: AccessLogFields }> {
-  return {
-    onExecute({ args }) {
-      const fields = args.contextValue.accessLog;
-      if (!fields) return;
-      const name = getOperationAST(args.document, args.operationName)?.name?.value ?? 'Anonymous';
-      fields.operation = fields.operation ? `${fields.operation},${name}` : name;
-    },
+  const name = ({
+    args,
+  }: {
+    args: ExecutionArgs & { contextValue: { accessLog?: AccessLogFields } };
+  }) => {
+    const fields = args.contextValue.accessLog;
+    if (!fields) return;
+    const name = getOperationAST(args.document, args.operationName)?.name?.value ?? 'Anonymous';
+    fields.operation = fields.operation ? `${fields.operation},${name}` : name;
   };
+  return { onExecute: name, onSubscribe: name };
 }

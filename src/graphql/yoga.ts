@@ -12,13 +12,14 @@ import type { Logger } from '../logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { createContext, type GraphQLContext } from './context.js';
 import { createErrorMasker } from './errors.js';
-import { batchLimit, costLimit, queryLimits } from './limits.js';
+import { batchLimit, type CostCheck, costLimit, costRule, queryLimits } from './limits.js';
 import { ListItemBudget } from './list-items.js';
 import { createLoaders, createSharedReads, type SharedReads } from './loaders.js';
 import { graphqlMetrics } from './metrics.js';
 import { logOperationNames } from './operation-log.js';
 import { documentErrorCodes, requestShape } from './request-errors.js';
 import { schema } from './schema/index.js';
+import type { Subscriptions } from './subscriptions.js';
 
 /**
  * A mutation changes what later fields read (the mutations of a document run one after another),
@@ -72,13 +73,55 @@ export interface YogaOptions {
   logger: Logger;
   limits: Limits;
   metrics: Metrics;
+  /** The app's open subscriptions (both transports): the per-client bound, and shutdown. */
+  subscriptions: Subscriptions;
 }
 
-export function createGraphQLHandler({ database, changes, logger, limits, metrics }: YogaOptions) {
+/** What the app hands to each GraphQL operation: from the HTTP request, or a WebSocket's. */
+export interface ServerContext {
+  requestId: string;
+  viewer: Viewer;
+  /** Who the caller counts as for the subscription bound: token subject, else address. */
+  client: string;
+  accessLog?: AccessLogFields;
+  /** The request's time limit; operations over a WebSocket have none. */
+  signal?: AbortSignal;
+}
+
+export interface GraphQLEdge {
+  readonly yoga: ReturnType<typeof createYogaServer>;
+  /** The cost rule that HTTP requests meet before they run, for the WebSocket transport. */
+  readonly checkCost: CostCheck;
+  /** Gives an error the contract's code and status (the masker of HTTP responses). */
+  readonly maskError: (error: unknown) => Error;
+}
+
+export function createGraphQLHandler(options: YogaOptions): GraphQLEdge {
+  const { database, limits } = options;
+  const checkCost = costRule({
+    schema,
+    maxCost: limits.graphqlCost,
+    maxTokens: limits.graphqlTokens,
+    unpagedLists: {
+      'Query.categories': () =>
+        countCategories({ db: database.prisma, viewer: anonymous, changes: readOnly }),
+    },
+  });
+  const maskError = createErrorMasker(options.logger);
+  return { yoga: createYogaServer(options, checkCost, maskError), checkCost, maskError };
+}
+
+function createYogaServer(
+  { database, changes, logger, limits, metrics, subscriptions }: YogaOptions,
+  checkCost: CostCheck,
+  maskError: (error: unknown) => Error,
+) {
   const shared = createSharedReads(database.prisma);
   // One budget per HTTP request: the operations of a batch share it.
   const listItemBudgets = new WeakMap<Request, ListItemBudget>();
-  const listItemsOf = (request: Request) => {
+  const listItemsOf = (request: Request | undefined) => {
+    // Over a WebSocket each operation has its own (and each event of a subscription).
+    if (!request) return new ListItemBudget(limits.graphqlListItems);
     let budget = listItemBudgets.get(request);
     if (!budget) {
       budget = new ListItemBudget(limits.graphqlListItems);
@@ -86,10 +129,7 @@ export function createGraphQLHandler({ database, changes, logger, limits, metric
     }
     return budget;
   };
-  return createYoga<
-    { requestId: string; viewer: Viewer; accessLog: AccessLogFields; signal: AbortSignal },
-    GraphQLContext
-  >({
+  return createYoga<ServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
     cors: false, // the app's one policy for /graphql and /api (src/http/cors.ts)
@@ -99,7 +139,7 @@ export function createGraphQLHandler({ database, changes, logger, limits, metric
       defaultQuery: exampleQuery,
     },
     renderGraphiQL: renderGraphiQLPage,
-    maskedErrors: { maskError: createErrorMasker(logger) },
+    maskedErrors: { maskError },
     logging: {
       debug: (...args) => logger.debug(args),
       info: (...args) => logger.info(args),
@@ -107,8 +147,13 @@ export function createGraphQLHandler({ database, changes, logger, limits, metric
       // Unexpected errors are logged once, with their path, by the error masker.
       error: (...args) => logger.debug(args),
     },
-    context: ({ viewer, request }) =>
-      createContext({ db: database.prisma, viewer, changes }, shared, listItemsOf(request)),
+    context: ({ viewer, client, request }) =>
+      createContext(
+        { db: database.prisma, viewer, changes },
+        shared,
+        listItemsOf(request as Request | undefined),
+        { client, subscriptions },
+      ),
     fetchAPI: { Response: LateBoundResponse as unknown as typeof Response },
     // The app limits bodies before Yoga runs (src/http/body-limit.ts): Yoga's own limit would
     // stream every body through a counter.
@@ -118,15 +163,7 @@ export function createGraphQLHandler({ database, changes, logger, limits, metric
       requestShape,
       batchLimit(limits.graphqlBatch),
       queryLimits(limits),
-      costLimit({
-        schema,
-        maxCost: limits.graphqlCost,
-        maxTokens: limits.graphqlTokens,
-        unpagedLists: {
-          'Query.categories': () =>
-            countCategories({ db: database.prisma, viewer: anonymous, changes: readOnly }),
-        },
-      }),
+      costLimit(checkCost),
       executionSignal,
       uncachedReadsInMutations(shared),
       documentErrorCodes,

@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
+import type { Viewer } from '../domain/context.js';
 import type { AppEnv } from './env.js';
 import { errorResponse } from './error-response.js';
 
@@ -33,6 +34,11 @@ export class MemoryRateLimitStore implements RateLimitStore {
 
 const WINDOW_MS = 60_000;
 
+/** Who a caller counts as for per-client bounds: the token's subject, else the peer address. */
+export function clientKey(viewer: Viewer, address: string): string {
+  return viewer.authenticated && viewer.subject ? `sub:${viewer.subject}` : `ip:${address}`;
+}
+
 /**
  * Per-client budget of `perMinute` requests (client: the token subject, else the address), with
  * RateLimit-Limit/Remaining/Reset on every response and 429 RATE_LIMITED + Retry-After beyond it.
@@ -43,9 +49,7 @@ export function rateLimit(
   clientAddress: (c: Parameters<MiddlewareHandler<AppEnv>>[0]) => string,
 ): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const viewer = c.get('viewer');
-    const key =
-      viewer.authenticated && viewer.subject ? `sub:${viewer.subject}` : `ip:${clientAddress(c)}`;
+    const key = clientKey(c.get('viewer'), clientAddress(c));
     const now = Date.now();
     const { count, resetAt } = await store.hit(key, WINDOW_MS, now);
     const resetSeconds = Math.max(1, Math.ceil((resetAt - now) / 1000));

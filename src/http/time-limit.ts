@@ -8,6 +8,10 @@ import { errorResponse } from './error-response.js';
  * the work stops too: GraphQL execution ends at the next field, and nothing new is started for a
  * client that has been answered. A statement already sent runs to its end; transactions have a
  * limit of the same length (src/db/client.ts), so none is left running or half-done.
+ *
+ * The limit runs until the response is ready. A subscription over Server-Sent Events is ready
+ * once it has subscribed (its events follow in the body), so its stream is not cut: it lasts as
+ * long as the client keeps it. Every other response is complete before it is returned.
  */
 export function timeLimit(ms: number): MiddlewareHandler<AppEnv> {
   return async (c, next) => {

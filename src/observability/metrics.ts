@@ -1,4 +1,4 @@
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Database } from '../db/client.js';
 import { BoundedLabel } from './bounded-label.js';
 
@@ -19,9 +19,24 @@ export interface Metrics {
   client(subject: string | undefined, userAgent: string | null | undefined): string;
 }
 
-export function createMetrics(database: Database): Metrics {
+/**
+ * `live`, when given, is read for the number of open subscriptions (both transports): the gauge
+ * `petstore_subscriptions_open`.
+ */
+export function createMetrics(database: Database, live?: { readonly size: number }): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+
+  if (live) {
+    new Gauge({
+      name: 'petstore_subscriptions_open',
+      help: 'GraphQL subscriptions open, over Server-Sent Events and WebSocket',
+      registers: [registry],
+      collect() {
+        this.set(live.size);
+      },
+    });
+  }
 
   let reportedStatements = 0;
   new Counter({

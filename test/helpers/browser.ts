@@ -70,14 +70,16 @@ export async function saveScreenshot(page: Page, name: string): Promise<string> 
 }
 
 /**
- * Starts the real server and Chromium before a file's tests and stops both after them; the tests
- * read them through the returned function.
+ * Starts the real server (with extra environment variables) and Chromium before a file's tests
+ * and stops both after them; the tests read them through the returned function.
  */
-export function useServerAndBrowser(): () => { server: ServerProcess; browser: Browser } {
+export function useServerAndBrowser(
+  env: Record<string, string> = {},
+): () => { server: ServerProcess; browser: Browser } {
   let server: ServerProcess | undefined;
   let browser: Browser | undefined;
   beforeAll(async () => {
-    [server, browser] = await Promise.all([startServer(), openBrowser()]);
+    [server, browser] = await Promise.all([startServer(env), openBrowser()]);
   });
   afterAll(async () => {
     await browser?.close();

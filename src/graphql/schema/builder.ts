@@ -33,3 +33,4 @@ export const builder = new SchemaBuilder<{
 builder.addScalarType('DateTime', DateTimeResolver);
 builder.queryType({});
 builder.mutationType({});
+builder.subscriptionType({});

@@ -3,7 +3,9 @@ import { builder } from './builder.js';
 import './category.js';
 import './inventory.js';
 import './order.js';
+import './order-change.js';
 import './pet.js';
+import './pet-change.js';
 
 const stabilityDirectives = [
   new GraphQLDirective({

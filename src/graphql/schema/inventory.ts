@@ -2,6 +2,7 @@ import { parseId } from '../../domain/ids.js';
 import { countInventory, listInventory, updateInventory } from '../../domain/inventory.js';
 import type { GraphQLContext } from '../context.js';
 import { existing } from '../loaders.js';
+import { changeStream, delivered } from '../subscriptions.js';
 import { builder } from './builder.js';
 import { connectionArgs, connectionType, resolveListConnection } from './connection.js';
 import { PetStatus } from './pet-status.js';
@@ -59,5 +60,29 @@ builder.mutationFields((t) => ({
     },
     resolve: (query, _root, args, ctx) =>
       updateInventory(ctx.domain, args.petId, args.input.quantity, query),
+  }),
+}));
+
+builder.subscriptionFields((t) => ({
+  inventoryChanged: t.field({
+    type: InventoryItem,
+    directives: { experimental: {} },
+    description: "Stock as it changes (one pet's with `petId`), read when delivered. Experimental.",
+    args: { petId: t.arg.id() },
+    subscribe: (_root, args, ctx) => {
+      const petId = args.petId == null ? undefined : parseId(args.petId, 'petId');
+      return changeStream(ctx, {
+        // A deleted pet has no stock left to show.
+        select: (change) =>
+          change.entity === 'inventory' &&
+          change.kind !== 'deleted' &&
+          (petId === undefined || change.petId === petId)
+            ? change.petId
+            : undefined,
+        keyOf: (id) => String(id),
+        deliver: async (id) => (await ctx.loaders.inventory.load(id)) ?? undefined,
+      });
+    },
+    resolve: (item) => delivered(item),
   }),
 }));

@@ -1,0 +1,143 @@
+import http from 'node:http';
+import type { Fixture } from './fixture.js';
+import type { ServerProcess } from './processes.js';
+import { quantile } from './stats.js';
+
+export interface SubscribersResult {
+  subscribers: number;
+  writes: number;
+  /** Events received, of subscribers × writes expected. */
+  delivered: number;
+  /** Milliseconds from the write's response to each subscriber's event (negative: before it). */
+  latencyMs: { p50: number; p99: number; max: number };
+  /** Growth of the product's resident memory per open subscriber. */
+  rssPerSubscriberKiB: number;
+  rssBeforeMB: number;
+  rssWithSubscribersMB: number;
+}
+
+const query =
+  'subscription Watch { petChanged { kind id pet { id name status inventory { quantity } } } }';
+
+/** Opens one GraphQL-over-SSE stream on a connection of its own; `onEvent` gets each event's time. */
+function openStream(url: string, onEvent: (at: number, data: string) => void) {
+  return new Promise<http.ClientRequest>((resolve, reject) => {
+    const body = JSON.stringify({ query });
+    const request = http.request(`${url}/graphql`, {
+      method: 'POST',
+      agent: false,
+      headers: {
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+        'content-length': Buffer.byteLength(body),
+      },
+    });
+    request.once('error', reject);
+    request.once('response', (response) => {
+      if (response.statusCode !== 200) reject(new Error(`SSE answered ${response.statusCode}`));
+      let buffered = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => {
+        const at = performance.now();
+        buffered += chunk;
+        let end = buffered.indexOf('\n\n');
+        while (end >= 0) {
+          const message = buffered.slice(0, end);
+          buffered = buffered.slice(end + 2);
+          if (message.startsWith('event: next')) onEvent(at, message);
+          end = buffered.indexOf('\n\n');
+        }
+      });
+      resolve(request);
+    });
+    request.end(body);
+  });
+}
+
+async function openSubscriptions(url: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return Number(/^petstore_subscriptions_open (\d+)$/m.exec(text)?.[1] ?? 0);
+}
+
+/**
+ * `subscribers` SSE streams of `petChanged` on the product, then `writes` pet updates over REST
+ * one after another: how long after each write's response every subscriber has its event, and the
+ * product's memory per open subscriber.
+ */
+export async function measureSubscribers(
+  product: ServerProcess,
+  fixture: Fixture,
+  token: string,
+  { subscribers = 1000, writes = 20, pauseMs = 250 } = {},
+): Promise<SubscribersResult> {
+  const rssBefore = (await product.stats()).rss;
+  const received = new Map<number, number[]>();
+  let currentWrite = -1;
+  const streams: http.ClientRequest[] = [];
+  // Opened in batches, as clients arriving.
+  for (let i = 0; i < subscribers; i += 100) {
+    const batch = Array.from({ length: Math.min(100, subscribers - i) }, () =>
+      openStream(product.url, (at) => {
+        const times = received.get(currentWrite);
+        if (times) times.push(at);
+      }),
+    );
+    streams.push(...(await Promise.all(batch)));
+  }
+  while ((await openSubscriptions(product.url)) < subscribers) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const rssWith = (await product.stats()).rss;
+
+  const latencies: number[] = [];
+  let delivered = 0;
+  for (let write = 0; write < writes; write++) {
+    const petId = fixture.readIds[write] as number;
+    const times: number[] = [];
+    currentWrite = write;
+    received.set(write, times);
+    const response = await fetch(`${product.url}/api/pets/${petId}`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: `Live ${write}`, categoryId: 1 }),
+    });
+    const answered = performance.now();
+    if (response.status !== 200) throw new Error(`the write answered ${response.status}`);
+    await response.arrayBuffer();
+    // Every subscriber's event, or the pause's end.
+    const deadline = answered + Math.max(pauseMs, 2000);
+    while (times.length < subscribers && performance.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    delivered += times.length;
+    for (const at of times) latencies.push(at - answered);
+    await new Promise((resolve) => setTimeout(resolve, pauseMs));
+  }
+  for (const stream of streams) stream.destroy();
+
+  const round = (value: number) => Math.round(value * 10) / 10;
+  return {
+    subscribers,
+    writes,
+    delivered,
+    latencyMs: {
+      p50: round(quantile(latencies, 0.5)),
+      p99: round(quantile(latencies, 0.99)),
+      max: round(Math.max(...latencies)),
+    },
+    rssPerSubscriberKiB: Math.round((rssWith - rssBefore) / subscribers / 1024),
+    rssBeforeMB: Math.round(rssBefore / 2 ** 20),
+    rssWithSubscribersMB: Math.round(rssWith / 2 ** 20),
+  };
+}
+
+export function formatSubscribers(result: SubscribersResult): string {
+  return [
+    `### ${result.subscribers} SSE subscribers (petChanged), ${result.writes} REST writes`,
+    '',
+    '| delivered | latency p50 ms | p99 ms | max ms | RSS before | RSS with subscribers | per subscriber |',
+    '|--:|--:|--:|--:|--:|--:|--:|',
+    `| ${result.delivered} / ${result.subscribers * result.writes} | ${result.latencyMs.p50} | ${result.latencyMs.p99} | ${result.latencyMs.max} | ${result.rssBeforeMB} MB | ${result.rssWithSubscribersMB} MB | ${result.rssPerSubscriberKiB} KiB |`,
+  ].join('\n');
+}

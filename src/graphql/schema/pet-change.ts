@@ -1,0 +1,46 @@
+import type { ChangeKind as Kind } from '../../domain/changes.js';
+import { parseId } from '../../domain/ids.js';
+import { changeStream, delivered } from '../subscriptions.js';
+import { builder } from './builder.js';
+import { ChangeKind } from './change-kind.js';
+import { Pet } from './pet.js';
+
+interface PetChangeEvent {
+  kind: Kind;
+  id: bigint;
+}
+
+const PetChange = builder.objectRef<PetChangeEvent>('PetChange').implement({
+  fields: (t) => ({
+    kind: t.field({ type: ChangeKind, resolve: (change) => change.kind }),
+    id: t.id({ resolve: (change) => String(change.id) }),
+    // Read when the event is delivered; null once the pet is deleted.
+    pet: t.field({
+      type: Pet,
+      nullable: true,
+      resolve: (change, _args, ctx) =>
+        change.kind === 'deleted' ? null : ctx.loaders.pet.load(change.id),
+    }),
+  }),
+});
+
+builder.subscriptionFields((t) => ({
+  petChanged: t.field({
+    type: PetChange,
+    directives: { experimental: {} },
+    description: 'Pets created, updated or deleted (one pet with `id`). Experimental.',
+    args: { id: t.arg.id() },
+    subscribe: (_root, args, ctx) => {
+      const id = args.id == null ? undefined : parseId(args.id, 'id');
+      return changeStream(ctx, {
+        select: (change) =>
+          change.entity === 'pet' && (id === undefined || change.id === id)
+            ? { kind: change.kind, id: change.id }
+            : undefined,
+        keyOf: (event) => `${event.kind}:${event.id}`,
+        deliver: (event) => event,
+      });
+    },
+    resolve: (event: PetChangeEvent | Error) => delivered(event),
+  }),
+}));

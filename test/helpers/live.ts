@@ -1,0 +1,175 @@
+import { randomBytes } from 'node:crypto';
+import type { ExecutionResult } from 'graphql';
+import { createClient as createSseClient } from 'graphql-sse';
+import { createClient as createWsClient } from 'graphql-ws';
+import WebSocket from 'ws';
+import { mintToken } from '../../src/auth/tokens.js';
+import { scopes } from '../../src/domain/authorization.js';
+import type { ServerProcess } from './server.js';
+
+/** The secret the real servers of the subscription tests verify tokens with. */
+export const liveSecret = randomBytes(32).toString('base64url');
+
+/** A token for the real server: all scopes unless given, a fresh subject unless given. */
+export function liveToken(
+  granted: readonly string[] = scopes,
+  subject = `s-${randomBytes(4).toString('hex')}`,
+) {
+  return mintToken(liveSecret, { scopes: granted, subject });
+}
+
+/** The `ws://` URL of a real server's GraphQL endpoint. */
+export function wsUrl(server: ServerProcess): string {
+  return `${server.url.replace(/^http/, 'ws')}/graphql`;
+}
+
+export interface Sink<T = ExecutionResult> {
+  next(value: T): void;
+  error(error: unknown): void;
+  complete(): void;
+}
+
+/** A subscription as a test reads it: results in order, then its end (complete or error). */
+export interface Events<T = ExecutionResult> {
+  /** The next result not read yet; fails after `timeoutMs`. */
+  next(timeoutMs?: number): Promise<T>;
+  /** Resolves with the error (undefined on complete) once the subscription has ended. */
+  readonly ended: Promise<unknown>;
+  /** Results received and not read yet. */
+  readonly unread: T[];
+  /** Unsubscribes. */
+  close(): void;
+}
+
+/** Turns a client's `subscribe(sink) → unsubscribe` into `Events`. */
+export function events<T = ExecutionResult>(subscribe: (sink: Sink<T>) => () => void): Events<T> {
+  const unread: T[] = [];
+  let waiter: (() => void) | undefined;
+  let end: (error: unknown) => void = () => {};
+  const ended = new Promise<unknown>((resolve) => {
+    end = resolve;
+  });
+  let finished = false;
+  const wake = () => {
+    waiter?.();
+    waiter = undefined;
+  };
+  const unsubscribe = subscribe({
+    next: (value) => {
+      unread.push(value);
+      wake();
+    },
+    error: (error) => {
+      finished = true;
+      end(error);
+      wake();
+    },
+    complete: () => {
+      finished = true;
+      end(undefined);
+      wake();
+    },
+  });
+  return {
+    unread,
+    ended,
+    close: unsubscribe,
+    async next(timeoutMs = 5000) {
+      const deadline = Date.now() + timeoutMs;
+      while (unread.length === 0) {
+        if (finished) throw new Error(`the subscription ended: ${String(await ended)}`);
+        const left = deadline - Date.now();
+        if (left <= 0) throw new Error(`no event within ${timeoutMs} ms`);
+        await new Promise<void>((resolve) => {
+          waiter = resolve;
+          setTimeout(resolve, left);
+        });
+      }
+      return unread.shift() as T;
+    },
+  };
+}
+
+/** A graphql-ws client on the real server (Node 20 has no global WebSocket: the `ws` package). */
+export function wsClient(server: ServerProcess, token?: string) {
+  const closes: { code: number; reason: string }[] = [];
+  const client = createWsClient({
+    url: wsUrl(server),
+    webSocketImpl: WebSocket,
+    connectionParams: token ? { authorization: `Bearer ${token}` } : {},
+    retryAttempts: 0,
+    on: {
+      closed: (event) => {
+        const { code, reason } = event as { code: number; reason: string };
+        closes.push({ code, reason: String(reason) });
+      },
+    },
+  });
+  return Object.assign(client, { closes });
+}
+
+/** A graphql-sse client (its default, distinct-connections mode) on the real server. */
+export function sseClient(server: ServerProcess, token?: string) {
+  return createSseClient({
+    url: `${server.url}/graphql`,
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+    retryAttempts: 0,
+  });
+}
+
+/** The number of open subscriptions the server reports in /metrics. */
+export async function openSubscriptions(server: ServerProcess): Promise<number> {
+  const text = await (await fetch(`${server.url}/metrics`)).text();
+  return Number(/^petstore_subscriptions_open (\d+)$/m.exec(text)?.[1] ?? Number.NaN);
+}
+
+/**
+ * Waits until the server holds `count` open subscriptions: a subscription is live on the server
+ * only some time after the client sent it, and a write before that is not seen.
+ */
+export async function untilOpen(server: ServerProcess, count: number, timeoutMs = 5000) {
+  const deadline = Date.now() + timeoutMs;
+  let open = await openSubscriptions(server);
+  while (open !== count) {
+    if (Date.now() > deadline) throw new Error(`${open} subscriptions open, expected ${count}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    open = await openSubscriptions(server);
+  }
+}
+
+/** A REST call on the real server, with a token. */
+export async function restCall(
+  server: ServerProcess,
+  method: string,
+  path: string,
+  token: string,
+  json?: unknown,
+) {
+  const response = await fetch(`${server.url}/api${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(json === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: json === undefined ? undefined : JSON.stringify(json),
+  });
+  const text = await response.text();
+  return {
+    status: response.status,
+    body: text ? (JSON.parse(text) as Record<string, unknown>) : undefined,
+  };
+}
+
+/** A pet with `quantity` in stock, made over REST: its id (as a string) and its category's. */
+export async function restPet(server: ServerProcess, token: string, quantity = 5) {
+  const category = await restCall(server, 'POST', '/categories', token, {
+    name: `Live ${randomBytes(4).toString('hex')}`,
+  });
+  const pet = await restCall(server, 'POST', '/pets', token, {
+    name: 'Comet',
+    categoryId: category.body?.id,
+  });
+  const id = String(pet.body?.id);
+  if (quantity > 0) await restCall(server, 'PUT', `/store/inventory/${id}`, token, { quantity });
+  return { id, categoryId: category.body?.id as number };
+}
