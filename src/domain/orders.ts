@@ -1,6 +1,8 @@
-import type { Prisma } from '../generated/sqlite/client.js';
+import type { Db } from '../db/client.js';
+import type { Order, Prisma } from '../generated/sqlite/client.js';
 import { requireScope } from './authorization.js';
 import type { DomainContext } from './context.js';
+import { dialectOf } from './dialect.js';
 import { DomainError } from './errors.js';
 import { parseId } from './ids.js';
 import { type Page, pageArgs } from './paging.js';
@@ -57,9 +59,15 @@ export function countOrders(ctx: DomainContext, filter: OrderFilter) {
 }
 
 /**
- * Places an order: one transaction that takes the stock with a conditional update (so concurrent
- * orders queue on the inventory row and can never oversell), checks the pet is available, inserts
- * the order, and marks the pet sold when it took the last unit.
+ * Places an order in one round trip that holds every stock rule: the pet must exist and be
+ * available (checked first, on its latest committed status), the stock must cover the quantity,
+ * and taking the last unit marks the pet sold. The stock is taken by a conditional update, so
+ * concurrent orders queue on the row and can never oversell.
+ *
+ * Prisma cannot express a conditional write that reports what it did, so this is raw SQL: on
+ * PostgreSQL one statement (the pet row locked, then the stock, the status and the order in
+ * data-modifying CTEs); on SQLite, which has no such CTEs and runs one writer at a time, one
+ * batched transaction of three statements chained by `changes()`.
  */
 export async function placeOrder(
   ctx: DomainContext,
@@ -70,32 +78,128 @@ export async function placeOrder(
   const petId = parseId(input.petId, 'petId');
   const quantity = integerInRange(input.quantity, 'quantity', 1, MAX_ORDER_QUANTITY);
   const shipDate = optionalDateTime(input.shipDate, 'shipDate');
-  return inTransaction(ctx, async (tx) => {
-    const taken = await tx.inventoryItem.updateMany({
-      where: { petId, quantity: { gte: quantity } },
-      data: { quantity: { decrement: quantity } },
-    });
-    // Read after the update: on PostgreSQL the row lock makes this the latest committed status.
-    const pet = await tx.pet.findUnique({ where: { id: petId }, select: { status: true } });
-    if (!pet) throw new DomainError('UNKNOWN_PET', `petId ${petId} names no existing pet`);
-    if (pet.status !== 'available') {
-      throw new DomainError('PET_NOT_AVAILABLE', `Pet ${petId} is ${pet.status}, not available`);
-    }
-    if (taken.count === 0) {
-      throw new DomainError(
-        'INSUFFICIENT_STOCK',
-        `Pet ${petId} has fewer than ${quantity} units in stock`,
-      );
-    }
-    const stock = await tx.inventoryItem.findUniqueOrThrow({
-      where: { petId },
-      select: { quantity: true },
-    });
-    if (stock.quantity === 0) {
-      await tx.pet.update({ where: { id: petId }, data: { status: 'sold' } });
-    }
-    return tx.order.create({ ...selection, data: { petId, quantity, shipDate } });
-  });
+  const placed =
+    dialectOf(ctx.db) === 'postgresql'
+      ? await placeOrderPostgres(ctx.db, petId, quantity, shipDate)
+      : await placeOrderSqlite(ctx.db, petId, quantity, shipDate);
+  if (placed.order) {
+    const order = toOrder(placed.order);
+    // The order's own columns are all here; relations the caller selected need one more read.
+    return selectsRelations(selection)
+      ? ctx.db.order.findUniqueOrThrow({ ...selection, where: { id: order.id } })
+      : order;
+  }
+  if (placed.status === undefined) {
+    throw new DomainError('UNKNOWN_PET', `petId ${petId} names no existing pet`);
+  }
+  if (placed.status !== 'available') {
+    throw new DomainError('PET_NOT_AVAILABLE', `Pet ${petId} is ${placed.status}, not available`);
+  }
+  throw new DomainError(
+    'INSUFFICIENT_STOCK',
+    `Pet ${petId} has fewer than ${quantity} units in stock`,
+  );
+}
+
+/** An order row as raw SQL returns it (types differ between the drivers). */
+interface OrderRow {
+  id: bigint | number;
+  petId: bigint | number;
+  quantity: bigint | number;
+  shipDate: Date | string | null;
+  complete: boolean | number | bigint;
+}
+
+/** The order when it was placed; otherwise the pet's status (undefined: no such pet). */
+interface Placed {
+  order?: OrderRow | undefined;
+  status?: string | undefined;
+}
+
+async function placeOrderPostgres(
+  db: Db,
+  petId: bigint,
+  quantity: number,
+  shipDate: Date | null,
+): Promise<Placed> {
+  // The pet row is locked first (FOR NO KEY UPDATE still lets orders reference it), so an order
+  // that waited for another reads the status that one left: after the last unit, `sold`.
+  const rows = await db.$queryRaw<(Partial<OrderRow> & { status: string })[]>`
+    WITH pet AS (
+      SELECT "id", "status" FROM "Pet" WHERE "id" = ${petId} FOR NO KEY UPDATE
+    ), taken AS (
+      UPDATE "InventoryItem" AS stock SET "quantity" = stock."quantity" - ${quantity}::integer
+        FROM pet
+       WHERE stock."petId" = pet."id" AND pet."status" = 'available'
+         AND stock."quantity" >= ${quantity}::integer
+      RETURNING stock."quantity"
+    ), sold AS (
+      UPDATE "Pet" SET "status" = 'sold' FROM taken
+       WHERE "Pet"."id" = ${petId} AND taken."quantity" = 0
+      RETURNING "Pet"."id"
+    ), placed AS (
+      INSERT INTO "Order" ("petId", "quantity", "shipDate")
+      SELECT ${petId}, ${quantity}::integer, ${shipDate?.toISOString() ?? null}::timestamp(3)
+        FROM taken
+      RETURNING "id", "petId", "quantity", "shipDate", "complete"
+    )
+    SELECT pet."status"::text AS "status", placed.* FROM pet LEFT JOIN placed ON true`;
+  const [row] = rows;
+  if (!row) return {};
+  return { status: row.status, order: row.id == null ? undefined : (row as OrderRow) };
+}
+
+async function placeOrderSqlite(
+  db: Db,
+  petId: bigint,
+  quantity: number,
+  shipDate: Date | null,
+): Promise<Placed> {
+  // One writer at a time: the batch sees the latest state throughout. `changes()` is the row count
+  // of the statement before, so the stock moves only if the order went in, and the status only
+  // if the stock moved.
+  const [inserted] = await db.$transaction([
+    db.$queryRaw<OrderRow[]>`
+      INSERT INTO "Order" ("petId", "quantity", "shipDate", "complete")
+      SELECT ${petId}, ${quantity}, ${shipDate ? sqliteDateTime(shipDate) : null}, false
+       WHERE EXISTS (SELECT 1 FROM "Pet" WHERE "id" = ${petId} AND "status" = 'available')
+         AND EXISTS (SELECT 1 FROM "InventoryItem"
+                      WHERE "petId" = ${petId} AND "quantity" >= ${quantity})
+      RETURNING "id", "petId", "quantity", "shipDate", "complete"`,
+    db.$executeRaw`
+      UPDATE "InventoryItem" SET "quantity" = "quantity" - ${quantity}
+       WHERE "petId" = ${petId} AND changes() = 1`,
+    db.$executeRaw`
+      UPDATE "Pet" SET "status" = 'sold'
+       WHERE "id" = ${petId} AND changes() = 1
+         AND (SELECT "quantity" FROM "InventoryItem" WHERE "petId" = ${petId}) = 0`,
+  ]);
+  if (inserted[0]) return { order: inserted[0] };
+  // Refused: the reason, read only now (only the error's code depends on it).
+  const pet = await db.pet.findUnique({ where: { id: petId }, select: { status: true } });
+  return { status: pet?.status };
+}
+
+/** DateTime as Prisma's SQLite adapter writes it (ISO 8601 with an explicit offset). */
+function sqliteDateTime(date: Date): string {
+  return date.toISOString().replace('Z', '+00:00');
+}
+
+function toOrder(row: OrderRow): Order {
+  return {
+    id: BigInt(row.id),
+    petId: BigInt(row.petId),
+    quantity: Number(row.quantity),
+    shipDate: row.shipDate == null ? null : new Date(row.shipDate),
+    complete: Boolean(row.complete),
+  };
+}
+
+const orderColumns = new Set(['id', 'petId', 'quantity', 'shipDate', 'complete']);
+
+function selectsRelations(selection: Selection): boolean {
+  if (selection.include && Object.values(selection.include).some(Boolean)) return true;
+  return Object.keys(selection.select ?? {}).some((key) => !orderColumns.has(key));
 }
 
 /** Updates shipDate and/or completes an order. Completion is final. */
