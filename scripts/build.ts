@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,13 +45,16 @@ export async function build(): Promise<string[]> {
       const current = await readFile(path).catch(() => undefined);
       if (current?.equals(contents)) return undefined;
       await mkdir(dirname(path), { recursive: true });
-      const temporary = `${path}.${process.pid}.tmp`;
+      const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
       await writeFile(temporary, contents);
       await rename(temporary, path);
       return relative(root, path);
     }),
   );
-  const stale = (await filesUnder(distDir).catch(() => [])).filter((file) => !outputs.has(file));
+  // Another build's files in flight (`.tmp`) are its own to rename.
+  const stale = (await filesUnder(distDir).catch(() => [])).filter(
+    (file) => !outputs.has(file) && !file.endsWith('.tmp'),
+  );
   await Promise.all(stale.map((file) => rm(file, { force: true })));
   return changed.filter((file) => file !== undefined);
 }
