@@ -1,4 +1,3 @@
-import type { Db } from '../db/client.js';
 import type { Order, Prisma } from '../generated/sqlite/client.js';
 import { requireScope } from './authorization.js';
 import type { DomainContext } from './context.js';
@@ -59,15 +58,17 @@ export function countOrders(ctx: DomainContext, filter: OrderFilter) {
 }
 
 /**
- * Places an order in one round trip that holds every stock rule: the pet must exist and be
- * available (checked first, on its latest committed status), the stock must cover the quantity,
- * and taking the last unit marks the pet sold. The stock is taken by a conditional update, so
- * concurrent orders queue on the row and can never oversell.
+ * Places an order with as few statements as the database allows, holding every stock rule: the
+ * pet must exist and be available (checked first, on its latest committed status), the stock
+ * must cover the quantity, and taking the last unit marks the pet sold. The stock is taken by a
+ * conditional update, so concurrent orders queue on the row and can never oversell.
  *
  * Prisma cannot express a conditional write that reports what it did, so this is raw SQL: on
  * PostgreSQL one statement (the pet row locked, then the stock, the status and the order in
- * data-modifying CTEs); on SQLite, which has no such CTEs and runs one writer at a time, one
- * batched transaction of three statements chained by `changes()`.
+ * data-modifying CTEs); on SQLite, which has no such CTEs and runs one writer at a time, the order
+ * then the stock (and the status after the last unit). Either runs in a transaction so that the
+ * request time limit bounds it: an order whose request timed out is rolled back, never committed
+ * when a lock it waited for goes away.
  */
 export async function placeOrder(
   ctx: DomainContext,
@@ -78,10 +79,8 @@ export async function placeOrder(
   const petId = parseId(input.petId, 'petId');
   const quantity = integerInRange(input.quantity, 'quantity', 1, MAX_ORDER_QUANTITY);
   const shipDate = optionalDateTime(input.shipDate, 'shipDate');
-  const placed =
-    dialectOf(ctx.db) === 'postgresql'
-      ? await placeOrderPostgres(ctx.db, petId, quantity, shipDate)
-      : await placeOrderSqlite(ctx.db, petId, quantity, shipDate);
+  const place = dialectOf(ctx.db) === 'postgresql' ? placeOrderPostgres : placeOrderSqlite;
+  const placed = await inTransaction(ctx, (tx) => place(tx, petId, quantity, shipDate));
   if (placed.order) {
     const order = toOrder(placed.order);
     // The order's own columns are all here; relations the caller selected need one more read.
@@ -117,7 +116,7 @@ interface Placed {
 }
 
 async function placeOrderPostgres(
-  db: Db,
+  db: Tx,
   petId: bigint,
   quantity: number,
   shipDate: Date | null,
@@ -150,34 +149,31 @@ async function placeOrderPostgres(
 }
 
 async function placeOrderSqlite(
-  db: Db,
+  db: Tx,
   petId: bigint,
   quantity: number,
   shipDate: Date | null,
 ): Promise<Placed> {
-  // One writer at a time: the batch sees the latest state throughout. `changes()` is the row count
-  // of the statement before, so the stock moves only if the order went in, and the status only
-  // if the stock moved.
-  const [inserted] = await db.$transaction([
-    db.$queryRaw<OrderRow[]>`
-      INSERT INTO "Order" ("petId", "quantity", "shipDate", "complete")
-      SELECT ${petId}, ${quantity}, ${shipDate ? sqliteDateTime(shipDate) : null}, false
-       WHERE EXISTS (SELECT 1 FROM "Pet" WHERE "id" = ${petId} AND "status" = 'available')
-         AND EXISTS (SELECT 1 FROM "InventoryItem"
-                      WHERE "petId" = ${petId} AND "quantity" >= ${quantity})
-      RETURNING "id", "petId", "quantity", "shipDate", "complete"`,
-    db.$executeRaw`
-      UPDATE "InventoryItem" SET "quantity" = "quantity" - ${quantity}
-       WHERE "petId" = ${petId} AND changes() = 1`,
-    db.$executeRaw`
-      UPDATE "Pet" SET "status" = 'sold'
-       WHERE "id" = ${petId} AND changes() = 1
-         AND (SELECT "quantity" FROM "InventoryItem" WHERE "petId" = ${petId}) = 0`,
-  ]);
-  if (inserted[0]) return { order: inserted[0] };
-  // Refused: the reason, read only now (only the error's code depends on it).
-  const pet = await db.pet.findUnique({ where: { id: petId }, select: { status: true } });
-  return { status: pet?.status };
+  // One writer at a time: from its first write on, the transaction sees the latest state alone.
+  const [order] = await db.$queryRaw<OrderRow[]>`
+    INSERT INTO "Order" ("petId", "quantity", "shipDate", "complete")
+    SELECT ${petId}, ${quantity}, ${shipDate ? sqliteDateTime(shipDate) : null}, false
+     WHERE EXISTS (SELECT 1 FROM "Pet" WHERE "id" = ${petId} AND "status" = 'available')
+       AND EXISTS (SELECT 1 FROM "InventoryItem"
+                    WHERE "petId" = ${petId} AND "quantity" >= ${quantity})
+    RETURNING "id", "petId", "quantity", "shipDate", "complete"`;
+  if (!order) {
+    // Refused: the reason (only the error's code depends on it).
+    const pet = await db.pet.findUnique({ where: { id: petId }, select: { status: true } });
+    return { status: pet?.status };
+  }
+  const [stock] = await db.$queryRaw<{ quantity: bigint | number }[]>`
+    UPDATE "InventoryItem" SET "quantity" = "quantity" - ${quantity} WHERE "petId" = ${petId}
+    RETURNING "quantity"`;
+  if (Number(stock?.quantity) === 0) {
+    await db.pet.update({ where: { id: petId }, data: { status: 'sold' } });
+  }
+  return { order };
 }
 
 /** DateTime as Prisma's SQLite adapter writes it (ISO 8601 with an explicit offset). */
