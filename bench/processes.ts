@@ -1,5 +1,8 @@
 import { type ChildProcess, fork } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import * as esbuild from 'esbuild';
+import { build as buildProduct, distDir } from '../scripts/build.js';
 import type { FromServer, ServerStats, ToServer } from './ipc.js';
 import type { LoadJob, LoadResult } from './load.js';
 
@@ -24,6 +27,58 @@ function forkTs(entry: string, args: string[], execArgv: string[] = []): ChildPr
   });
 }
 
+const srcDir = fileURLToPath(new URL('../src/', import.meta.url));
+const buildDir = here('./results/build');
+
+/**
+ * The servers run compiled JavaScript, as `npm start` does (no TypeScript loader in the measured
+ * process): the product's dist/ is rebuilt, and each bench entry is bundled into one file whose
+ * imports of src/ point at dist/ instead, so the product's code runs exactly as it is served.
+ */
+async function compileServer(entry: string): Promise<string> {
+  const outfile = join(buildDir, `${relative(here('.'), here(entry)).replace(/[/\\]/g, '-')}.mjs`);
+  await esbuild.build({
+    entryPoints: [here(entry)],
+    outfile,
+    bundle: true,
+    packages: 'external',
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    logLevel: 'warning',
+    plugins: [
+      {
+        name: 'product-from-dist',
+        setup(build) {
+          build.onResolve({ filter: /\/src\// }, (args) => {
+            const source = resolve(dirname(args.importer), args.path);
+            if (!source.startsWith(srcDir)) return undefined;
+            const compiled = join(distDir, relative(srcDir, source)).replace(/\.ts$/, '.js');
+            return { path: pathToFileURL(compiled).href, external: true };
+          });
+        },
+      },
+    ],
+  });
+  return outfile;
+}
+
+let productBuilt: Promise<unknown> | undefined;
+
+async function forkServer(
+  entry: string,
+  args: string[],
+  execArgv: string[],
+): Promise<ChildProcess> {
+  productBuilt ??= buildProduct();
+  await productBuilt;
+  return fork(await compileServer(entry), args, {
+    execArgv,
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
+}
+
 export interface ServerProcess {
   readonly name: string;
   readonly url: string;
@@ -43,7 +98,7 @@ async function startServer(
   args: string[],
   options: ServerOptions = {},
 ): Promise<ServerProcess> {
-  const child = forkTs(entry, args, options.execArgv);
+  const child = await forkServer(entry, args, options.execArgv ?? []);
   const tail = outputTail(child);
   const pending = new Map<number, (stats: ServerStats) => void>();
   let nextId = 0;
@@ -92,8 +147,9 @@ export function startProduct(env: Record<string, string>, options: ServerOptions
   return startServer('product', './product/server.ts', [JSON.stringify(env)], options);
 }
 
-export function startBaseline(databaseFile: string) {
-  return startServer('baseline', './baseline/server.ts', [databaseFile]);
+/** The baseline on the same database (a DATABASE_URL: SQLite file or PostgreSQL schema). */
+export function startBaseline(databaseUrl: string) {
+  return startServer('baseline', './baseline/server.ts', [databaseUrl]);
 }
 
 export interface LoadGenerator {

@@ -1,4 +1,5 @@
 import { mkdir, writeFile } from 'node:fs/promises';
+import type { BenchDatabase } from './fixture.js';
 import type { Measurement, Plan, ServerFigures } from './measure.js';
 import type { Spread } from './stats.js';
 import type { SubscribersResult } from './subscribers.js';
@@ -6,12 +7,15 @@ import type { TargetCheck } from './targets.js';
 
 export interface ScenarioResult extends Partial<Measurement> {
   name: string;
+  database: BenchDatabase;
   title: string;
   /** How many different requests the runs cycle through. */
   distinctRequests: number;
   /** Why the scenario was not measured (e.g. the product lacks the endpoint). */
   skipped?: string;
   statementsPerRequest?: { product: number; baseline?: number };
+  /** Writes only: units gone from stock that no order accounts for (oversold), after the runs. */
+  unaccountedUnits?: number;
 }
 
 export interface Report {
@@ -26,6 +30,11 @@ export interface Report {
   /** The SSE subscribers scenario, when it ran. */
   subscribers?: SubscribersResult;
 }
+
+const databaseNames: Record<BenchDatabase, string> = {
+  sqlite: 'SQLite',
+  postgresql: 'PostgreSQL',
+};
 
 const integer = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(2) : '–');
@@ -52,7 +61,7 @@ function row(
 }
 
 function scenarioTable(result: ScenarioResult): string {
-  const heading = `### ${result.title}\n`;
+  const heading = `### ${databaseNames[result.database]}: ${result.title}\n`;
   if (result.skipped || !result.product) return `${heading}\n${result.skipped ?? 'not measured'}\n`;
   const ratio = result.ratio
     ? range(result.ratio, (n) => `${n.toFixed(2)}×`)
@@ -66,6 +75,11 @@ function scenarioTable(result: ScenarioResult): string {
   ];
   if (result.baseline) {
     lines.push(row('baseline', result.baseline, '1', result.statementsPerRequest?.baseline));
+  }
+  if (result.unaccountedUnits !== undefined) {
+    lines.push(
+      `\nStock taken but not ordered (oversold) after the runs: ${result.unaccountedUnits} units.`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }

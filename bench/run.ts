@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { mintToken } from '../src/auth/tokens.js';
 import { scopes } from '../src/domain/authorization.js';
-import { createFixture } from './fixture.js';
+import { type BenchDatabase, createFixture, type Fixture } from './fixture.js';
 import { fullPlan, measure, quickPlan } from './measure.js';
 import {
   type ServerProcess,
@@ -22,10 +22,13 @@ import { verifyScenario } from './verify.js';
 
 /** The scenario of 1,000 SSE subscribers, measured on its own terms (no baseline, no autocannon). */
 const SUBSCRIBERS = 'sse-subscribers';
+const DEFAULT_POSTGRES_URL = 'postgresql://postgres@127.0.0.1:5432/test';
 
 const usage = `npm run bench [-- options]
   --quick          short runs (about a minute in all)
   --pets <n>       pets in the bench database (default 10000)
+  --databases <l>  sqlite,postgresql (default both); PostgreSQL at BENCH_POSTGRES_URL
+                   (default ${DEFAULT_POSTGRES_URL}), in a schema of the run's own
   --only <names>   comma-separated scenarios: ${[...scenarios.map((s) => s.name), SUBSCRIBERS].join(', ')}
   --profile        write a CPU profile of the product to bench/results/profiles/`;
 
@@ -34,6 +37,7 @@ const { values: options } = parseArgs({
     quick: { type: 'boolean', default: false },
     pets: { type: 'string', default: '10000' },
     only: { type: 'string' },
+    databases: { type: 'string', default: 'sqlite,postgresql' },
     profile: { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
@@ -49,6 +53,12 @@ const unknown =
   only?.filter((name) => name !== SUBSCRIBERS && !scenarios.some((s) => s.name === name)) ?? [];
 if (unknown.length > 0) throw new Error(`unknown scenario ${unknown.join(', ')}\n${usage}`);
 const selected = scenarios.filter((s) => !only || only.includes(s.name));
+const databases = options.databases.split(',').map((name) => name.trim());
+for (const name of databases) {
+  if (name !== 'sqlite' && name !== 'postgresql')
+    throw new Error(`unknown database ${name}\n${usage}`);
+}
+const postgresUrl = process.env.BENCH_POSTGRES_URL ?? DEFAULT_POSTGRES_URL;
 const plan = options.quick ? quickPlan : fullPlan;
 const resultsDir = fileURLToPath(new URL('./results', import.meta.url));
 
@@ -61,64 +71,28 @@ function benchToken(secret: string): Promise<string> {
 
 const startedAt = new Date().toISOString();
 const dir = await mkdtemp(join(tmpdir(), 'petstore-bench-'));
-const children: { stop(): unknown }[] = [];
+const secret = randomBytes(32).toString('hex');
+const token = await benchToken(secret);
+const profileArgs = ['--cpu-prof', `--cpu-prof-dir=${join(resultsDir, 'profiles')}`];
+const load = startLoadGenerator();
+const results: ScenarioResult[] = [];
+let subscribers: SubscribersResult | undefined;
 try {
-  progress(`creating the bench database: ${pets} pets…`);
-  const fixture = await createFixture({ file: join(dir, 'bench.db'), pets });
-  const secret = randomBytes(32).toString('hex');
-  const token = await benchToken(secret);
-
-  progress('starting the product, the baseline and the load generator…');
-  const productEnv = {
-    DATABASE_URL: `file:${fixture.file}`,
-    SEED: 'false',
-    NODE_ENV: 'production',
-    AUTH_JWT_SECRET: secret,
-    // One load generator is one client, far over any per-client budget.
-    RATE_LIMIT_PER_MINUTE: '0',
-    SUBSCRIPTIONS_PER_CLIENT: '5000',
-    // Warnings and errors only: the run measures the gateway, not log shipping.
-    LOG_LEVEL: 'warn',
-  };
-  const profileArgs = ['--cpu-prof', `--cpu-prof-dir=${join(resultsDir, 'profiles')}`];
-  const [product, baseline] = await Promise.all([
-    startProduct(productEnv, { execArgv: options.profile ? profileArgs : [] }),
-    startBaseline(fixture.file),
-  ]);
-  children.push(product, baseline);
-  const load = startLoadGenerator();
-  children.push(load);
-
-  const results: ScenarioResult[] = [];
-  for (const scenario of selected) {
-    const requests = scenario.requests(fixture, token);
-    const result: ScenarioResult = {
-      name: scenario.name,
-      title: scenario.title,
-      distinctRequests: new Set(requests.map((r) => `${r.path} ${r.body ?? ''}`)).size,
-    };
-    results.push(result);
-    const against: ServerProcess | undefined = scenario.baseline ? baseline : undefined;
-    progress(`${scenario.name}: checking responses and counting SQL statements…`);
-    const verified = await verifyScenario(
-      scenario,
-      requests,
-      fixture,
-      product,
-      against,
-      plan.checkRequests,
-    );
-    result.statementsPerRequest = verified.statementsPerRequest;
-    progress(`${scenario.name}: measuring…`);
-    Object.assign(result, await measure(load, plan, requests, product, against));
+  for (const database of databases as BenchDatabase[]) {
+    progress(`${database}: creating the bench database: ${pets} pets…`);
+    const fixture = await createFixture({
+      target:
+        database === 'sqlite'
+          ? { database, file: join(dir, 'bench.db') }
+          : { database, url: postgresUrl },
+      pets,
+    });
+    try {
+      results.push(...(await benchDatabase(fixture)));
+    } finally {
+      await fixture.drop();
+    }
   }
-
-  let subscribers: SubscribersResult | undefined;
-  if (!only || only.includes(SUBSCRIBERS)) {
-    progress(`${SUBSCRIBERS}: 1,000 SSE streams, then REST writes…`);
-    subscribers = await measureSubscribers(product, fixture, token);
-  }
-
   const report: Report = {
     mode: options.quick ? 'quick' : 'full',
     startedAt,
@@ -134,6 +108,62 @@ try {
   if (subscribers) console.log(`\n${formatSubscribers(subscribers)}`);
   progress(`\nJSON: ${await writeReport(report, resultsDir)}`);
 } finally {
-  await Promise.all(children.map((child) => child.stop()));
+  load.stop();
   await rm(dir, { recursive: true, force: true });
+}
+
+/** The selected scenarios on one database: its own product and baseline processes. */
+async function benchDatabase(fixture: Fixture): Promise<ScenarioResult[]> {
+  const { database } = fixture;
+  progress(`${database}: starting the product and the baseline…`);
+  const productEnv = {
+    DATABASE_URL: fixture.url,
+    SEED: 'false',
+    NODE_ENV: 'production',
+    AUTH_JWT_SECRET: secret,
+    // One load generator is one client, far over any per-client budget.
+    RATE_LIMIT_PER_MINUTE: '0',
+    SUBSCRIPTIONS_PER_CLIENT: '5000',
+    // Warnings and errors only: the run measures the gateway, not log shipping.
+    LOG_LEVEL: 'warn',
+  };
+  const [product, baseline] = await Promise.all([
+    startProduct(productEnv, { execArgv: options.profile ? profileArgs : [] }),
+    startBaseline(fixture.url),
+  ]);
+  const found: ScenarioResult[] = [];
+  try {
+    for (const scenario of selected) {
+      const requests = scenario.requests(fixture, token);
+      const result: ScenarioResult = {
+        name: scenario.name,
+        database,
+        title: scenario.title,
+        distinctRequests: new Set(requests.map((r) => `${r.path} ${r.body ?? ''}`)).size,
+      };
+      found.push(result);
+      const against: ServerProcess | undefined = scenario.baseline ? baseline : undefined;
+      progress(`${database} ${scenario.name}: checking responses and counting SQL statements…`);
+      const verified = await verifyScenario(
+        scenario,
+        requests,
+        fixture,
+        product,
+        against,
+        plan.checkRequests,
+      );
+      result.statementsPerRequest = verified.statementsPerRequest;
+      progress(`${database} ${scenario.name}: measuring…`);
+      Object.assign(result, await measure(load, plan, requests, product, against));
+      if (scenario.writes) result.unaccountedUnits = await fixture.unaccountedUnits();
+    }
+    // The subscribers are measured once, on the first database.
+    if ((!only || only.includes(SUBSCRIBERS)) && subscribers === undefined) {
+      progress(`${database} ${SUBSCRIBERS}: 1,000 SSE streams, then REST writes…`);
+      subscribers = await measureSubscribers(product, fixture, token);
+    }
+  } finally {
+    await Promise.all([product.stop(), baseline.stop()]);
+  }
+  return found;
 }

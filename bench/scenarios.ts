@@ -8,6 +8,8 @@ export interface Scenario {
   readonly title: string;
   /** False for scenarios measured on the product alone (absolute figures, no ratio). */
   readonly baseline: boolean;
+  /** Writes stock: after the runs the fixture checks that every unit taken was ordered. */
+  readonly writes?: boolean;
   /** The requests a run cycles through. */
   requests(fixture: Fixture, token: string): HttpRequest[];
   /** Throws unless the response is a correct answer to the request (checked before timing). */
@@ -136,6 +138,7 @@ export const scenarios: readonly Scenario[] = [
     name: 'place-order',
     title: 'GraphQL placeOrder (writes; no baseline)',
     baseline: false,
+    writes: true,
     requests: (fixture, token) =>
       fixture.orderPetIds.map((petId) =>
         graphqlPost(placeOrder, { input: { petId: String(petId), quantity: 1 } }, token),

@@ -21,8 +21,6 @@ export default defineConfig({
       test: {
         name: database,
         include: ['test/**/*.test.ts'],
-        // The benchmark runs on SQLite only, so its baseline check does too.
-        exclude: database === 'postgresql' ? ['test/bench/**'] : [],
         env: { TEST_DATABASE: database },
       },
     })),

@@ -40,13 +40,13 @@ function graphql(data: unknown): Reply {
 }
 
 export function createRoutes(store: Store) {
-  const operations = new Map<string, (variables: Record<string, unknown>) => Reply>([
+  const operations = new Map<string, (variables: Record<string, unknown>) => Promise<Reply>>([
     [
       petById,
-      (variables) => {
+      async (variables) => {
         const id = idFrom(variables.id);
         if (id === undefined) return badRequest;
-        const pet = store.pet(id);
+        const pet = await store.pet(id);
         return graphql({
           pet: pet
             ? {
@@ -61,13 +61,13 @@ export function createRoutes(store: Store) {
     ],
     [
       petsPage,
-      (variables) => {
+      async (variables) => {
         const after =
           variables.after == null
             ? 0n
             : idFrom(Buffer.from(String(variables.after), 'base64url').toString());
         if (after === undefined) return badRequest;
-        const rows = store.petsAfter(after, PAGE + 1);
+        const rows = await store.petsAfter(after, PAGE + 1);
         const page = rows.slice(0, PAGE);
         const last = page.at(-1);
         return graphql({
@@ -83,7 +83,7 @@ export function createRoutes(store: Store) {
             })),
             pageInfo: {
               hasNextPage: rows.length > PAGE,
-              endCursor: last ? cursorOf(last.id) : null,
+              endCursor: last ? cursorOf(BigInt(last.id)) : null,
             },
           },
         });
@@ -91,7 +91,7 @@ export function createRoutes(store: Store) {
     ],
   ]);
 
-  function graphqlPost(body: string): Reply {
+  async function graphqlPost(body: string): Promise<Reply> {
     let request: { query?: unknown; variables?: Record<string, unknown> };
     try {
       request = JSON.parse(body);
@@ -99,13 +99,13 @@ export function createRoutes(store: Store) {
       return badRequest;
     }
     const operation = typeof request.query === 'string' ? operations.get(request.query) : undefined;
-    return operation ? operation(request.variables ?? {}) : badRequest;
+    return operation ? await operation(request.variables ?? {}) : badRequest;
   }
 
-  function restPetById(rawId: string): Reply {
+  async function restPetById(rawId: string): Promise<Reply> {
     const id = idFrom(rawId);
     if (id === undefined) return badRequest;
-    const pet = store.pet(id);
+    const pet = await store.pet(id);
     if (!pet) {
       const body = `{"code":"PET_NOT_FOUND","message":"Pet ${id} does not exist","status":404}`;
       return { status: 404, headers: JSON_TYPE, body };
@@ -113,14 +113,13 @@ export function createRoutes(store: Store) {
     return { status: 200, headers: DEPRECATED, body: restPet(pet) };
   }
 
-  function restPets(query: URLSearchParams): Reply {
+  async function restPets(query: URLSearchParams): Promise<Reply> {
     const limit = Number(query.get('limit') ?? 20);
     const offset = Number(query.get('offset') ?? 0);
     const valid =
       Number.isInteger(limit) && limit >= 1 && limit <= PAGE && Number.isSafeInteger(offset);
     if (!valid || offset < 0) return badRequest;
-    const pets = store.petsPage(limit, offset);
-    const total = store.petCount();
+    const [pets, total] = await Promise.all([store.petsPage(limit, offset), store.petCount()]);
     return {
       status: 200,
       headers: { ...JSON_TYPE, 'x-total-count': String(total) },
@@ -129,7 +128,7 @@ export function createRoutes(store: Store) {
   }
 
   /** Routes one request; `body` is the raw request body (POST only). */
-  return function route(method: string, url: string, body: string): Reply {
+  return async function route(method: string, url: string, body: string): Promise<Reply> {
     if (method === 'POST' && url === '/graphql') return graphqlPost(body);
     if (method !== 'GET') return notFound;
     const [path = '', search = ''] = url.split('?', 2);

@@ -1,32 +1,46 @@
 import Sqlite from 'better-sqlite3';
 
+/** 64-bit integers: bigint from better-sqlite3, their decimal text from pg. */
+export type Int64 = bigint | string;
+
 export interface PetRow {
-  id: bigint;
+  id: Int64;
   name: string;
-  categoryId: bigint;
+  categoryId: Int64;
   status: string;
 }
 
 export interface PetListRow {
-  id: bigint;
+  id: Int64;
   name: string;
   status: string;
   categoryName: string;
-  quantity: bigint;
+  quantity: bigint | number;
 }
 
-/** The baseline's reads: one prepared statement per question, each run counted. */
+type Answer<T> = T | Promise<T>;
+
+/**
+ * The baseline's reads: one prepared statement per question, each run counted. SQLite answers at
+ * once, PostgreSQL with a promise.
+ */
 export interface Store {
-  pet(id: bigint): PetRow | undefined;
+  pet(id: bigint): Answer<PetRow | undefined>;
   /** Up to `take` pets after an id, joined with their category and stock in one statement. */
-  petsAfter(afterId: bigint, take: number): PetListRow[];
-  petsPage(limit: number, offset: number): PetRow[];
-  petCount(): number;
+  petsAfter(afterId: bigint, take: number): Answer<PetListRow[]>;
+  petsPage(limit: number, offset: number): Answer<PetRow[]>;
+  petCount(): Answer<number>;
   statementCount(): number;
-  close(): void;
+  close(): Answer<void>;
 }
 
-export function openStore(file: string): Store {
+/** The store for a DATABASE_URL: `file:<path>` (SQLite) or a PostgreSQL URL with `?schema=`. */
+export async function openStore(url: string): Promise<Store> {
+  if (!url.startsWith('file:')) return (await import('./pg-store.js')).openPgStore(url);
+  return openSqliteStore(url.slice('file:'.length));
+}
+
+export function openSqliteStore(file: string): Store {
   const db = new Sqlite(file, { readonly: true, fileMustExist: true });
   // 64-bit ids come back as bigint, as in the product: exact beyond 2^53.
   db.defaultSafeIntegers(true);
@@ -63,6 +77,8 @@ export function openStore(file: string): Store {
       return Number(petCount.get()?.n ?? 0);
     },
     statementCount: () => statements,
-    close: () => db.close(),
+    close: () => {
+      db.close();
+    },
   };
 }

@@ -6,6 +6,7 @@ import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapt
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { DatabaseClosedError } from '../domain/database-errors.js';
+import { registerDialect } from '../domain/dialect.js';
 import { PrismaClient as PostgresPrismaClient } from '../generated/postgresql/client.js';
 import { PrismaClient } from '../generated/sqlite/client.js';
 
@@ -99,6 +100,7 @@ export function openDatabase(config: DatabaseConfig, options: DatabaseOptions): 
     config.provider === 'sqlite'
       ? new PrismaClient({ adapter, transactionOptions })
       : (new PostgresPrismaClient({ adapter, transactionOptions }) as unknown as Db);
+  registerDialect(prisma, config.provider);
   return {
     prisma,
     config,

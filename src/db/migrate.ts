@@ -62,28 +62,80 @@ export async function readMigrations(provider: DatabaseConfig['provider']): Prom
   };
 }
 
-let engineModule: Promise<typeof import('@prisma/schema-engine-wasm')> | undefined;
+type EngineModule = typeof import('@prisma/schema-engine-wasm');
+
+interface LoadedEngine {
+  readonly module: EngineModule;
+  /** Lets go of the WebAssembly instance, its memory and the timers it left behind. */
+  release(): void;
+}
+
+let loaded: Promise<LoadedEngine> | undefined;
+let users = 0;
 
 /**
  * Prisma's schema engine compiled to WebAssembly. Its package is a bundler build, so the module is
  * instantiated by hand here; this is what lets migrations run without downloading a native binary.
+ * Its timers go through `timers`, so that releasing the engine can clear them.
  */
-function loadEngineModule(): Promise<typeof import('@prisma/schema-engine-wasm')> {
-  engineModule ??= (async () => {
-    const bindings = await import('@prisma/schema-engine-wasm/schema_engine_bg');
-    const wasmUrl = new URL(
-      'schema_engine_bg.wasm',
-      import.meta.resolve('@prisma/schema-engine-wasm/schema_engine_bg'),
-    );
-    const { instance } = await WebAssembly.instantiate(await readFile(wasmUrl), {
-      './schema_engine_bg.js': bindings,
-    });
-    const exports = instance.exports as WebAssembly.Exports & { __wbindgen_start(): void };
-    bindings.__wbg_set_wasm(exports);
-    exports.__wbindgen_start();
-    return bindings as unknown as typeof import('@prisma/schema-engine-wasm');
-  })();
-  return engineModule;
+async function instantiateEngine(): Promise<LoadedEngine> {
+  const bindings = await import('@prisma/schema-engine-wasm/schema_engine_bg');
+  const wasmUrl = new URL(
+    'schema_engine_bg.wasm',
+    import.meta.resolve('@prisma/schema-engine-wasm/schema_engine_bg'),
+  );
+  const timers = new Set<NodeJS.Timeout>();
+  const imports: WebAssembly.ModuleImports = { ...bindings } as WebAssembly.ModuleImports;
+  for (const name of Object.keys(bindings)) {
+    if (!name.startsWith('__wbg_setTimeout_')) continue;
+    imports[name] = (callback: () => void, ms: number) => {
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        callback();
+      }, ms >>> 0);
+      timers.add(timer);
+      return timer;
+    };
+  }
+  const { instance } = await WebAssembly.instantiate(await readFile(wasmUrl), {
+    './schema_engine_bg.js': imports,
+  });
+  const exports = instance.exports as WebAssembly.Exports & {
+    memory: WebAssembly.Memory;
+    __wbindgen_start(): void;
+  };
+  bindings.__wbg_set_wasm(exports);
+  exports.__wbindgen_start();
+  return {
+    module: bindings as unknown as EngineModule,
+    release() {
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+      // The bindings module lives as long as the process and caches views of the engine's memory;
+      // growing the memory detaches the buffer those views hold, so the memory can be collected.
+      exports.memory.grow(0);
+      bindings.__wbg_set_wasm(undefined as never);
+    },
+  };
+}
+
+/**
+ * Runs `use` with the schema engine loaded. The engine (about 30 MB resident once it has run) is
+ * needed only while migrating: when the last user is done it is released, never kept for serving.
+ */
+async function usingEngine<T>(use: (module: EngineModule) => Promise<T>): Promise<T> {
+  users++;
+  try {
+    loaded ??= instantiateEngine();
+    return await use((await loaded).module);
+  } finally {
+    users--;
+    if (users === 0 && loaded) {
+      const engine = loaded;
+      loaded = undefined;
+      await engine.then((it) => it.release()).catch(() => {});
+    }
+  }
 }
 
 /** Runs `work` with a schema engine connected to the configured database, then disconnects. */
@@ -91,7 +143,14 @@ export async function withSchemaEngine<T>(
   config: DatabaseConfig,
   work: (engine: SchemaEngine) => Promise<T>,
 ): Promise<T> {
-  const { SchemaEngine } = await loadEngineModule();
+  return usingEngine((module) => runEngine(module, config, work));
+}
+
+async function runEngine<T>(
+  { SchemaEngine }: EngineModule,
+  config: DatabaseConfig,
+  work: (engine: SchemaEngine) => Promise<T>,
+): Promise<T> {
   const files = await readSchemaFiles(config.provider);
   const { factory, close } = createAdapterFactory(config);
   // The engine never disposes the connections it opens; an open SQLite handle would keep the

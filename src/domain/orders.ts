@@ -1,6 +1,7 @@
-import type { Prisma } from '../generated/sqlite/client.js';
+import type { Order, Prisma } from '../generated/sqlite/client.js';
 import { requireScope } from './authorization.js';
 import type { DomainContext } from './context.js';
+import { dialectOf } from './dialect.js';
 import { DomainError } from './errors.js';
 import { parseId } from './ids.js';
 import { type Page, pageArgs } from './paging.js';
@@ -57,9 +58,17 @@ export function countOrders(ctx: DomainContext, filter: OrderFilter) {
 }
 
 /**
- * Places an order: one transaction that takes the stock with a conditional update (so concurrent
- * orders queue on the inventory row and can never oversell), checks the pet is available, inserts
- * the order, and marks the pet sold when it took the last unit.
+ * Places an order with as few statements as the database allows, holding every stock rule: the
+ * pet must exist and be available (checked first, on its latest committed status), the stock
+ * must cover the quantity, and taking the last unit marks the pet sold. The stock is taken by a
+ * conditional update, so concurrent orders queue on the row and can never oversell.
+ *
+ * Prisma cannot express a conditional write that reports what it did, so this is raw SQL: on
+ * PostgreSQL one statement (the pet row locked, then the stock, the status and the order in
+ * data-modifying CTEs); on SQLite, which has no such CTEs and runs one writer at a time, the order
+ * then the stock (and the status after the last unit). Either runs in a transaction so that the
+ * request time limit bounds it: an order whose request timed out is rolled back, never committed
+ * when a lock it waited for goes away.
  */
 export async function placeOrder(
   ctx: DomainContext,
@@ -70,39 +79,129 @@ export async function placeOrder(
   const petId = parseId(input.petId, 'petId');
   const quantity = integerInRange(input.quantity, 'quantity', 1, MAX_ORDER_QUANTITY);
   const shipDate = optionalDateTime(input.shipDate, 'shipDate');
-  const order = await inTransaction(ctx, async (tx) => {
-    const taken = await tx.inventoryItem.updateMany({
-      where: { petId, quantity: { gte: quantity } },
-      data: { quantity: { decrement: quantity } },
-    });
-    // Read after the update: on PostgreSQL the row lock makes this the latest committed status.
-    const pet = await tx.pet.findUnique({ where: { id: petId }, select: { status: true } });
-    if (!pet) throw new DomainError('UNKNOWN_PET', `petId ${petId} names no existing pet`);
-    if (pet.status !== 'available') {
-      throw new DomainError('PET_NOT_AVAILABLE', `Pet ${petId} is ${pet.status}, not available`);
-    }
-    if (taken.count === 0) {
-      throw new DomainError(
-        'INSUFFICIENT_STOCK',
-        `Pet ${petId} has fewer than ${quantity} units in stock`,
-      );
-    }
-    const stock = await tx.inventoryItem.findUniqueOrThrow({
-      where: { petId },
-      select: { quantity: true },
-    });
-    if (stock.quantity === 0) {
-      await tx.pet.update({ where: { id: petId }, data: { status: 'sold' } });
-    }
-    return tx.order.create({ ...selection, data: { petId, quantity, shipDate } });
-  });
-  await ctx.changes.publish([
-    { entity: 'order', kind: 'created', id: order.id, petId },
-    { entity: 'inventory', kind: 'updated', petId },
-    // Taking the last unit makes the pet sold.
-    { entity: 'pet', kind: 'updated', id: petId },
-  ]);
-  return order;
+  const place = dialectOf(ctx.db) === 'postgresql' ? placeOrderPostgres : placeOrderSqlite;
+  const placed = await inTransaction(ctx, (tx) => place(tx, petId, quantity, shipDate));
+  if (placed.order) {
+    const order = toOrder(placed.order);
+    await ctx.changes.publish([
+      { entity: 'order', kind: 'created', id: order.id, petId },
+      { entity: 'inventory', kind: 'updated', petId },
+      // Taking the last unit makes the pet sold.
+      { entity: 'pet', kind: 'updated', id: petId },
+    ]);
+    // The order's own columns are all here; relations the caller selected need one more read.
+    return selectsRelations(selection)
+      ? ctx.db.order.findUniqueOrThrow({ ...selection, where: { id: order.id } })
+      : order;
+  }
+  if (placed.status === undefined) {
+    throw new DomainError('UNKNOWN_PET', `petId ${petId} names no existing pet`);
+  }
+  if (placed.status !== 'available') {
+    throw new DomainError('PET_NOT_AVAILABLE', `Pet ${petId} is ${placed.status}, not available`);
+  }
+  throw new DomainError(
+    'INSUFFICIENT_STOCK',
+    `Pet ${petId} has fewer than ${quantity} units in stock`,
+  );
+}
+
+/** An order row as raw SQL returns it (types differ between the drivers). */
+interface OrderRow {
+  id: bigint | number;
+  petId: bigint | number;
+  quantity: bigint | number;
+  shipDate: Date | string | null;
+  complete: boolean | number | bigint;
+}
+
+/** The order when it was placed; otherwise the pet's status (undefined: no such pet). */
+interface Placed {
+  order?: OrderRow | undefined;
+  status?: string | undefined;
+}
+
+async function placeOrderPostgres(
+  db: Tx,
+  petId: bigint,
+  quantity: number,
+  shipDate: Date | null,
+): Promise<Placed> {
+  // The pet row is locked first (FOR NO KEY UPDATE still lets orders reference it), so an order
+  // that waited for another reads the status that one left: after the last unit, `sold`.
+  const rows = await db.$queryRaw<(Partial<OrderRow> & { status: string })[]>`
+    WITH pet AS (
+      SELECT "id", "status" FROM "Pet" WHERE "id" = ${petId} FOR NO KEY UPDATE
+    ), taken AS (
+      UPDATE "InventoryItem" AS stock SET "quantity" = stock."quantity" - ${quantity}::integer
+        FROM pet
+       WHERE stock."petId" = pet."id" AND pet."status" = 'available'
+         AND stock."quantity" >= ${quantity}::integer
+      RETURNING stock."quantity"
+    ), sold AS (
+      UPDATE "Pet" SET "status" = 'sold' FROM taken
+       WHERE "Pet"."id" = ${petId} AND taken."quantity" = 0
+      RETURNING "Pet"."id"
+    ), placed AS (
+      INSERT INTO "Order" ("petId", "quantity", "shipDate")
+      SELECT ${petId}, ${quantity}::integer, ${shipDate?.toISOString() ?? null}::timestamp(3)
+        FROM taken
+      RETURNING "id", "petId", "quantity", "shipDate", "complete"
+    )
+    SELECT pet."status"::text AS "status", placed.* FROM pet LEFT JOIN placed ON true`;
+  const [row] = rows;
+  if (!row) return {};
+  return { status: row.status, order: row.id == null ? undefined : (row as OrderRow) };
+}
+
+async function placeOrderSqlite(
+  db: Tx,
+  petId: bigint,
+  quantity: number,
+  shipDate: Date | null,
+): Promise<Placed> {
+  // One writer at a time: from its first write on, the transaction sees the latest state alone.
+  const [order] = await db.$queryRaw<OrderRow[]>`
+    INSERT INTO "Order" ("petId", "quantity", "shipDate", "complete")
+    SELECT ${petId}, ${quantity}, ${shipDate ? sqliteDateTime(shipDate) : null}, false
+     WHERE EXISTS (SELECT 1 FROM "Pet" WHERE "id" = ${petId} AND "status" = 'available')
+       AND EXISTS (SELECT 1 FROM "InventoryItem"
+                    WHERE "petId" = ${petId} AND "quantity" >= ${quantity})
+    RETURNING "id", "petId", "quantity", "shipDate", "complete"`;
+  if (!order) {
+    // Refused: the reason (only the error's code depends on it).
+    const pet = await db.pet.findUnique({ where: { id: petId }, select: { status: true } });
+    return { status: pet?.status };
+  }
+  const [stock] = await db.$queryRaw<{ quantity: bigint | number }[]>`
+    UPDATE "InventoryItem" SET "quantity" = "quantity" - ${quantity} WHERE "petId" = ${petId}
+    RETURNING "quantity"`;
+  if (Number(stock?.quantity) === 0) {
+    await db.pet.update({ where: { id: petId }, data: { status: 'sold' } });
+  }
+  return { order };
+}
+
+/** DateTime as Prisma's SQLite adapter writes it (ISO 8601 with an explicit offset). */
+function sqliteDateTime(date: Date): string {
+  return date.toISOString().replace('Z', '+00:00');
+}
+
+function toOrder(row: OrderRow): Order {
+  return {
+    id: BigInt(row.id),
+    petId: BigInt(row.petId),
+    quantity: Number(row.quantity),
+    shipDate: row.shipDate == null ? null : new Date(row.shipDate),
+    complete: Boolean(row.complete),
+  };
+}
+
+const orderColumns = new Set(['id', 'petId', 'quantity', 'shipDate', 'complete']);
+
+function selectsRelations(selection: Selection): boolean {
+  if (selection.include && Object.values(selection.include).some(Boolean)) return true;
+  return Object.keys(selection.select ?? {}).some((key) => !orderColumns.has(key));
 }
 
 /** Updates shipDate and/or completes an order. Completion is final. */

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
+import { build } from '../../scripts/build.js';
 
 export const DEFAULT_POSTGRES_URL = 'postgresql://postgres@127.0.0.1:5432/test';
 
@@ -14,6 +15,8 @@ declare module 'vitest' {
  * in CI (CI=true) a missing server fails the run instead, so the suite never silently shrinks.
  */
 export default async function setup(project: TestProject) {
+  // The tests that start the real server run the compiled one, as `npm start` does.
+  await build();
   const url = process.env.TEST_POSTGRES_URL ?? DEFAULT_POSTGRES_URL;
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
   try {

@@ -24,7 +24,8 @@ export interface ServerProcess {
 
 export interface StartOptions {
   /**
-   * `node` (default) runs what `npm start` runs (`node --import tsx src/server.ts`) directly;
+   * `node` (default) runs what `npm start` runs (`node dist/server.js`, the compiled server that
+   * the test run builds first) directly;
    * `npm` runs `npm start` itself, as a supervisor would, so `child` is the npm process.
    */
   via?: 'node' | 'npm';
@@ -40,9 +41,7 @@ export async function startServer(
 ): Promise<ServerProcess> {
   const db = childDatabase();
   const [command, args]: [string, string[]] =
-    via === 'npm'
-      ? ['npm', ['start', '--silent']]
-      : [process.execPath, ['--import', 'tsx', 'src/server.ts']];
+    via === 'npm' ? ['npm', ['start', '--silent']] : [process.execPath, ['dist/server.js']];
   const child = spawn(command, args, {
     cwd: projectRoot,
     env: {

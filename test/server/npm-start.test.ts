@@ -52,8 +52,13 @@ describeDb('npm start under a supervisor', { timeout: 90_000 }, () => {
     const server = await startServer({}, { via: 'npm' });
     const tree = descendants(server.child.pid as number);
     try {
-      // npm runs the server in place of its script shell: node is npm's direct child.
-      expect(tree.length).toBeGreaterThan(0);
+      // npm runs the server in place of its script shell: node is npm's direct child, running the
+      // compiled JavaScript alone (no TypeScript loader, no helper process).
+      expect(tree).toHaveLength(1);
+      const command = execFileSync('ps', ['-o', 'args=', '-p', String(tree[0])], {
+        encoding: 'utf8',
+      });
+      expect(command.trim()).toMatch(/^\S*node dist\/server\.js$/);
       const live = await fetch(`${server.url}/health/live`);
       expect(live.status).toBe(200);
 
@@ -67,7 +72,7 @@ describeDb('npm start under a supervisor', { timeout: 90_000 }, () => {
       );
       expect(server.logs.find((line) => line.signal)?.signal).toBe('SIGTERM');
       expect(await refused(server.url)).toBe(true);
-      // Helpers of the server (tsx's esbuild service) end with it, within moments.
+      // Anything the server started ends with it, within moments.
       for (let i = 0; i < 50 && tree.some(alive); i++) await sleep(100);
       expect(tree.filter(alive)).toEqual([]);
     } finally {
