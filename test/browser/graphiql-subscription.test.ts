@@ -25,6 +25,9 @@ describeBrowser('a subscription in GraphiQL, in Chromium', { timeout: 60_000 }, 
       'subscription WatchRex { petChanged(id: "1") { kind id pet { name status } } }',
     );
     await page.keyboard.press('Home'); // the start of the line in view, for the screenshot
+    // GraphiQL picks up the new operation's name a moment after the edit; running before that
+    // asks for the example's operation, which this document no longer has.
+    await page.locator('.graphiql-tab', { hasText: 'WatchRex' }).waitFor();
     await run.click();
     await untilOpen(server, 1);
 
