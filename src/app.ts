@@ -8,6 +8,7 @@ import { migrate } from './db/migrate.js';
 import { seedSampleData } from './db/seed.js';
 import { type ChangeFeed, createMemoryChangeFeed } from './domain/changes.js';
 import { DomainError } from './domain/errors.js';
+import { loadPersistedManifest } from './graphql/persisted.js';
 import { createGraphQLHandler } from './graphql/yoga.js';
 import { authenticate } from './http/authenticate.js';
 import { bodyTooLargeMessage, limitBody } from './http/body-limit.js';
@@ -17,7 +18,9 @@ import type { AppEnv } from './http/env.js';
 import { errorResponse } from './http/error-response.js';
 import { graphiqlAssets } from './http/graphiql.js';
 import { MemoryRateLimitStore, type RateLimitStore, rateLimit } from './http/rate-limit.js';
+import { ResponseCache } from './http/response-cache.js';
 import { timeLimit } from './http/time-limit.js';
+import { httpValidators } from './http/validators.js';
 import { createLogger, type Logger } from './logger.js';
 import { accessLog } from './observability/access-log.js';
 import { healthRoutes } from './observability/health.js';
@@ -66,12 +69,22 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 
   const metrics = createMetrics(database);
   const changes = options.changes ?? createMemoryChangeFeed();
+  // One cache for both edges, evicted by the change feed (so by writes on either edge).
+  const cache =
+    config.responseCacheTtlMs > 0
+      ? new ResponseCache({ ttlMs: config.responseCacheTtlMs, metrics })
+      : undefined;
+  const stopEvicting = cache?.listen(changes);
   const graphql = createGraphQLHandler({
     database,
     changes,
     logger,
     limits: config.limits,
     metrics,
+    cache,
+    persistedManifest: config.persistedOperationsOnly
+      ? loadPersistedManifest(config.persistedOperationsOnly)
+      : undefined,
   });
   const app = new Hono<AppEnv>();
   const tooLarge = new DomainError(
@@ -100,6 +113,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       ),
     );
   }
+  // ETag, 304 and Cache-Control on GET answers of both edges.
+  app.use('/graphql', httpValidators());
+  app.use(`${REST_BASE_PATH}/*`, httpValidators());
   app.use(
     '/graphql',
     limitBody(config.limits.bodyBytes, (c) => errorResponse(c, tooLarge)),
@@ -119,7 +135,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       { allow: 'GET, POST, OPTIONS' },
     ),
   );
-  app.route(REST_BASE_PATH, createRestApi({ database, changes, config, logger }));
+  app.route(REST_BASE_PATH, createRestApi({ database, changes, config, logger, metrics, cache }));
   app.notFound((c) =>
     errorResponse(c, new DomainError('NOT_FOUND', `No route ${c.req.method} ${c.req.path}`)),
   );
@@ -130,6 +146,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     devSecret: auth.devSecret ? auth.jwtSecret : undefined,
     database,
     logger,
-    close: () => database.close(),
+    close: () => {
+      stopEvicting?.();
+      return database.close();
+    },
   };
 }

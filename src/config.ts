@@ -27,6 +27,10 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   /** Origins whose browser scripts may call /graphql and /api; empty: same-origin only; `*`: any. */
   readonly corsOrigins: readonly string[];
+  /** How long a public read stays in the response cache; 0 turns the cache off. */
+  readonly responseCacheTtlMs: number;
+  /** A persisted-operations manifest (hash → document): when set, only its operations run. */
+  readonly persistedOperationsOnly: string | undefined;
 }
 
 /** Request and document limits: defaults that operators may tighten or loosen. */
@@ -149,6 +153,18 @@ const envSchema = z.object({
     .max(600_000, 'must be 0-600000')
     .default(10_000),
   CORS_ORIGINS: corsOrigins,
+  RESPONSE_CACHE_TTL_MS: z.coerce
+    .number({ message: 'must be a number' })
+    .int('must be a whole number')
+    .min(0, 'must be 0 or more')
+    .default(60_000),
+  PERSISTED_OPERATIONS_ONLY: z
+    .string()
+    .trim()
+    .refine((path) => existsSync(path), {
+      message: 'must be the path of a persisted-operations manifest (JSON) that exists',
+    })
+    .optional(),
 });
 
 function parseDatabaseUrl(url: string): DatabaseConfig {
@@ -202,6 +218,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }),
     shutdownTimeoutMs: vars.SHUTDOWN_TIMEOUT_MS,
     corsOrigins: Object.freeze(vars.CORS_ORIGINS),
+    responseCacheTtlMs: vars.RESPONSE_CACHE_TTL_MS,
+    persistedOperationsOnly:
+      vars.PERSISTED_OPERATIONS_ONLY && resolve(vars.PERSISTED_OPERATIONS_ONLY),
   });
 }
 

@@ -100,6 +100,8 @@ describe('configuration', () => {
         'GRAPHQL_MAX_COST',
         'GRAPHQL_MAX_BATCH',
         'GRAPHQL_MAX_LIST_ITEMS',
+        'RESPONSE_CACHE_TTL_MS',
+        'PERSISTED_OPERATIONS_ONLY',
         'LOG_LEVEL',
         'SHUTDOWN_TIMEOUT_MS',
       ].sort(),

@@ -8,6 +8,7 @@ import type { Viewer } from '../domain/context.js';
 import { anonymous } from '../domain/context.js';
 import type { AccessLogFields } from '../http/env.js';
 import { renderGraphiQLPage } from '../http/graphiql.js';
+import type { ResponseCache } from '../http/response-cache.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { createContext, type GraphQLContext } from './context.js';
@@ -17,7 +18,9 @@ import { ListItemBudget } from './list-items.js';
 import { createLoaders, createSharedReads, type SharedReads } from './loaders.js';
 import { graphqlMetrics } from './metrics.js';
 import { logOperationNames } from './operation-log.js';
+import { type PersistedManifest, persistedOperations } from './persisted.js';
 import { documentErrorCodes, requestShape } from './request-errors.js';
+import { graphqlResponseCache } from './response-cache.js';
 import { schema } from './schema/index.js';
 
 /**
@@ -72,9 +75,21 @@ export interface YogaOptions {
   logger: Logger;
   limits: Limits;
   metrics: Metrics;
+  /** The response cache shared with REST; none when it is off. */
+  cache?: ResponseCache;
+  /** Only these operations run (PERSISTED_OPERATIONS_ONLY); else automatic persisted queries. */
+  persistedManifest?: PersistedManifest;
 }
 
-export function createGraphQLHandler({ database, changes, logger, limits, metrics }: YogaOptions) {
+export function createGraphQLHandler({
+  database,
+  changes,
+  logger,
+  limits,
+  metrics,
+  cache,
+  persistedManifest,
+}: YogaOptions) {
   const shared = createSharedReads(database.prisma);
   // One budget per HTTP request: the operations of a batch share it.
   const listItemBudgets = new WeakMap<Request, ListItemBudget>();
@@ -115,6 +130,8 @@ export function createGraphQLHandler({ database, changes, logger, limits, metric
     maxRequestBodySize: false,
     batching: { limit: limits.graphqlBatch },
     plugins: [
+      // First: the other checks and the limits see the document a persisted operation stands for.
+      persistedOperations({ manifest: persistedManifest }),
       requestShape,
       batchLimit(limits.graphqlBatch),
       queryLimits(limits),
@@ -127,6 +144,7 @@ export function createGraphQLHandler({ database, changes, logger, limits, metric
             countCategories({ db: database.prisma, viewer: anonymous, changes: readOnly }),
         },
       }),
+      ...(cache ? graphqlResponseCache({ schema, store: cache, metrics }) : []),
       executionSignal,
       uncachedReadsInMutations(shared),
       documentErrorCodes,

@@ -11,6 +11,12 @@ export interface Metrics {
   readonly httpDuration: Histogram<HttpLabels>;
   /** Calls to deprecated REST routes (`api="rest"`) and GraphQL fields (`api="graphql"`). */
   readonly deprecatedCalls: Counter<'api' | 'operation' | 'client'>;
+  /** Response cache lookups that found a stored response, by edge (`graphql`, `rest`). */
+  readonly cacheHits: Counter<'edge'>;
+  /** Response cache lookups that found nothing (the request ran), by edge. */
+  readonly cacheMisses: Counter<'edge'>;
+  /** Responses removed from the cache: `write` (a change evicted it), `capacity`, `expired`. */
+  readonly cacheEvictions: Counter<'reason'>;
   /** GraphQL operation names as a bounded label value. */
   operationName(name: string | undefined): string;
   /** Who is calling, as a bounded label value: the token subject, else the User-Agent. */
@@ -53,6 +59,24 @@ export function createMetrics(database: Database): Metrics {
       name: 'petstore_deprecated_calls_total',
       help: 'Calls to deprecated REST routes and GraphQL fields, by client (token subject, else User-Agent)',
       labelNames: ['api', 'operation', 'client'],
+      registers: [registry],
+    }),
+    cacheHits: new Counter({
+      name: 'petstore_response_cache_hits_total',
+      help: 'Public reads answered from the response cache, by edge',
+      labelNames: ['edge'],
+      registers: [registry],
+    }),
+    cacheMisses: new Counter({
+      name: 'petstore_response_cache_misses_total',
+      help: 'Public reads the response cache could not answer (they ran), by edge',
+      labelNames: ['edge'],
+      registers: [registry],
+    }),
+    cacheEvictions: new Counter({
+      name: 'petstore_response_cache_evictions_total',
+      help: 'Responses removed from the response cache: write (a change evicted it), capacity, expired',
+      labelNames: ['reason'],
       registers: [registry],
     }),
     operationName: (name) => operationNames.value(name, 'Anonymous'),
