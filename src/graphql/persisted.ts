@@ -87,7 +87,11 @@ export function persistedOperations({
     if (!isRecord(params)) return params;
     const hash = persistedHash(params);
     if (manifest) {
-      const document = typeof hash === 'string' ? manifest.get(hash) : undefined;
+      // Codegen writes `sha256:<hex>` keys; a bare hex hash names the same document.
+      const document =
+        typeof hash === 'string'
+          ? (manifest.get(hash) ?? manifest.get(`sha256:${hash}`))
+          : undefined;
       if (document === undefined || (params.query != null && params.query !== document)) {
         throw refuse(
           'PERSISTED_QUERY_ONLY',

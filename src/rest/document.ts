@@ -102,12 +102,9 @@ const validatorHeaders: Record<string, HeaderDoc> = {
 
 /** `If-None-Match` on a GET: the ETag of a body the caller already holds. */
 const ifNoneMatch = z.object({
-  'if-none-match': z
-    .string()
-    .optional()
-    .openapi({
-      description: 'The `ETag` of a body already held: 304 with no body while it is current.',
-    }),
+  'if-none-match': z.string().optional().openapi({
+    description: 'The `ETag` of a body already held: 304 with no body while it is current.',
+  }),
 });
 
 /** Headers of particular error statuses. */
