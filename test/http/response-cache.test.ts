@@ -163,9 +163,11 @@ describeDb('the response cache and HTTP validators', () => {
     const pet = await makePet(app(), { name: 'Before', categoryId: category.id });
     const anonymous = { fetch: app().fetch };
     const read = async () =>
-      ((await (await getQuery(app(), PetName, { id: String(pet.id) })).json()) as {
-        data: { pet: { name: string } };
-      }).data.pet.name;
+      (
+        (await (await getQuery(app(), PetName, { id: String(pet.id) })).json()) as {
+          data: { pet: { name: string } };
+        }
+      ).data.pet.name;
     expect(await read()).toBe('Before');
     expect(await read()).toBe('Before');
     const before = await scrape(app());
@@ -198,9 +200,11 @@ describeDb('the response cache and HTTP validators', () => {
 
   it('evicts a cached list when an entity of its kind is created', async () => {
     const categories = async () =>
-      ((await (await getQuery(app(), '{ categories { name } }')).json()) as {
-        data: { categories: { name: string }[] };
-      }).data.categories.map((c) => c.name);
+      (
+        (await (await getQuery(app(), '{ categories { name } }')).json()) as {
+          data: { categories: { name: string }[] };
+        }
+      ).data.categories.map((c) => c.name);
     const first = await categories();
     expect(await categories()).toEqual(first);
     const posted = await rest(app(), 'POST', '/categories', { json: { name: 'Brand new kind' } });
