@@ -73,6 +73,8 @@ try {
     RATE_LIMIT_PER_MINUTE: '0',
     // Warnings and errors only: the run measures the gateway, not log shipping.
     LOG_LEVEL: 'warn',
+    // The headline scenarios measure uncached work; the `-cached` ones use a second product.
+    RESPONSE_CACHE_TTL_MS: '0',
   };
   const profileArgs = ['--cpu-prof', `--cpu-prof-dir=${join(resultsDir, 'profiles')}`];
   const [product, baseline] = await Promise.all([
@@ -80,6 +82,10 @@ try {
     startBaseline(fixture.file),
   ]);
   children.push(product, baseline);
+  const cachedProduct = selected.some((scenario) => scenario.cached)
+    ? await startProduct({ ...productEnv, RESPONSE_CACHE_TTL_MS: '600000' })
+    : undefined;
+  if (cachedProduct) children.push(cachedProduct);
   const load = startLoadGenerator();
   children.push(load);
 
@@ -93,18 +99,19 @@ try {
     };
     results.push(result);
     const against: ServerProcess | undefined = scenario.baseline ? baseline : undefined;
+    const server = (scenario.cached ? cachedProduct : undefined) ?? product;
     progress(`${scenario.name}: checking responses and counting SQL statements…`);
     const verified = await verifyScenario(
       scenario,
       requests,
       fixture,
-      product,
+      server,
       against,
       plan.checkRequests,
     );
     result.statementsPerRequest = verified.statementsPerRequest;
     progress(`${scenario.name}: measuring…`);
-    Object.assign(result, await measure(load, plan, requests, product, against));
+    Object.assign(result, await measure(load, plan, requests, server, against));
   }
 
   const report: Report = {

@@ -28,6 +28,7 @@ export function checkTargets(results: readonly ScenarioResult[]): TargetCheck[] 
     ratio('graphql-pet', 0.3, 'GraphQL pet(id)'),
     ratio('rest-pet', 0.6, 'REST pet by id'),
     ratio('graphql-pets', 0.5, '100-pet nested list'),
+    ratio('graphql-pet-cached', 0.8, 'GraphQL pet(id), response cache on'),
     {
       target: '100-pet nested list ≤ 3 SQL statements (SQLite)',
       measured: statements === undefined ? 'not measured' : String(statements),
