@@ -57,8 +57,11 @@ describeDb('reads through per-request loaders', () => {
       edges { node { id name status category { name } inventory { quantity status } } }
       pageInfo { hasNextPage endCursor } } }`);
     expect(statements).toBeLessThanOrEqual(3);
-    const edges = (body.data?.pets as { edges: { node: { inventory: { quantity: number } } }[] })
-      .edges;
+    const edges = (
+      (body.data as Record<string, unknown>).pets as {
+        edges: { node: { inventory: { quantity: number } } }[];
+      }
+    ).edges;
     expect(edges).toHaveLength(100);
     expect(edges[7]?.node.inventory.quantity).toBe(7);
   });
@@ -67,7 +70,9 @@ describeDb('reads through per-request loaders', () => {
     const { body, statements } = await measured(`{ orders(first: 100) { edges { node {
       quantity pet { name category { name } inventory { quantity } } } } } }`);
     expect(statements).toBeLessThanOrEqual(4);
-    expect((body.data?.orders as { edges: unknown[] }).edges).toHaveLength(100);
+    expect(
+      ((body.data as Record<string, unknown>).orders as { edges: unknown[] }).edges,
+    ).toHaveLength(100);
   });
 
   it('pages nested connections per parent in one statement a level, flat as parents grow', async () => {
@@ -77,7 +82,9 @@ describeDb('reads through per-request loaders', () => {
     const many = await measured(query, { first: 100 });
     expect(many.statements).toBe(few.statements);
     expect(many.statements).toBeLessThanOrEqual(3);
-    const node = (many.body.data?.pets as { edges: { node: unknown }[] }).edges[99]?.node;
+    const node = (
+      (many.body.data as Record<string, unknown>).pets as { edges: { node: unknown }[] }
+    ).edges[99]?.node;
     expect(node).toEqual({
       orders: {
         totalCount: 2,
@@ -140,7 +147,9 @@ describeDb('reads through per-request loaders', () => {
     const bodies = await Promise.all(
       ids.map((id) => post(anonymous(app()), `{ pet(id: "${id}") { id category { id } } }`)),
     );
-    expect(bodies.map((body) => (body.data?.pet as { id: string }).id)).toEqual(ids.map(String));
+    expect(
+      bodies.map((body) => ((body.data as Record<string, unknown>).pet as { id: string }).id),
+    ).toEqual(ids.map(String));
     // Ten requests, far fewer statements than the 20 they would cost one by one.
     expect(app().database.statementCount() - before).toBeLessThan(10);
 
