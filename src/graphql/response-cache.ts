@@ -97,6 +97,7 @@ function cacheAdapter({ schema, store }: CacheAdapterOptions) {
   const tagsByDocument = new LRUCache<string, Tag[]>({ max: 1000 });
   const documentByKey = new LRUCache<string, string>({ max: 10_000 });
   const missedAt = new LRUCache<string, number>({ max: 10_000 });
+  let uncachedKeys = 0;
 
   const tagsOf = (documentString: string) => {
     let tags = tagsByDocument.get(documentString);
@@ -142,12 +143,19 @@ function cacheAdapter({ schema, store }: CacheAdapterOptions) {
     operationName?: string | null;
     variableValues?: Record<string, unknown> | null;
   }) => {
+    let variables: string;
+    try {
+      variables = JSON.stringify(variableValues ?? {});
+    } catch {
+      // Variables too deep to write (their own error comes later): a key nothing is stored under.
+      return `uncached:${++uncachedKeys}`;
+    }
     const key = createHash('sha256')
       .update(documentString)
       .update('\0')
       .update(operationName ?? '')
       .update('\0')
-      .update(JSON.stringify(variableValues ?? {}))
+      .update(variables)
       .digest('base64url');
     documentByKey.set(key, documentString);
     return key;
