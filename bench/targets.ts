@@ -43,6 +43,7 @@ function checkDatabase(database: BenchDatabase, results: readonly ScenarioResult
     ratio('graphql-pet', minimum.petById, 'GraphQL pet(id)'),
     ratio('rest-pet', minimum.restById, 'REST pet by id'),
     ratio('graphql-pets', minimum.list, '100-pet nested list'),
+    ratio('graphql-pet-cached', 0.8, 'GraphQL pet(id), response cache on'),
     {
       target: `${label}: 100-pet nested list ≤ 3 SQL statements`,
       measured: statements === undefined ? 'not measured' : String(statements),

@@ -8,6 +8,7 @@ import { migrate } from './db/migrate.js';
 import { seedSampleData } from './db/seed.js';
 import { type ChangeFeed, createMemoryChangeFeed } from './domain/changes.js';
 import { DomainError } from './domain/errors.js';
+import { loadPersistedManifest } from './graphql/persisted.js';
 import { Subscriptions } from './graphql/subscriptions.js';
 import { serveWebSockets, type WebSocketTransport } from './graphql/websocket.js';
 import { createGraphQLHandler } from './graphql/yoga.js';
@@ -24,7 +25,9 @@ import {
   type RateLimitStore,
   rateLimit,
 } from './http/rate-limit.js';
+import { ResponseCache } from './http/response-cache.js';
 import { timeLimit } from './http/time-limit.js';
+import { httpValidators } from './http/validators.js';
 import { createLogger, type Logger } from './logger.js';
 import { accessLog } from './observability/access-log.js';
 import { healthRoutes } from './observability/health.js';
@@ -90,6 +93,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     : undefined;
   const changes =
     options.changes ?? (redis ? createRedisChangeFeed(redis) : createMemoryChangeFeed());
+  // One cache for both edges, evicted by the change feed (so by writes on either edge).
+  const cache =
+    config.responseCacheTtlMs > 0
+      ? new ResponseCache({ ttlMs: config.responseCacheTtlMs, metrics })
+      : undefined;
+  const stopEvicting = cache?.listen(changes);
   const graphql = createGraphQLHandler({
     database,
     changes,
@@ -97,6 +106,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     limits: config.limits,
     metrics,
     subscriptions,
+    cache,
+    persistedManifest: config.persistedOperationsOnly
+      ? loadPersistedManifest(config.persistedOperationsOnly)
+      : undefined,
   });
   const verify = createTokenVerifier(auth);
   let webSockets: WebSocketTransport | undefined;
@@ -128,6 +141,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       ),
     );
   }
+  // ETag, 304 and Cache-Control on GET answers of both edges.
+  app.use('/graphql', httpValidators());
+  app.use(`${REST_BASE_PATH}/*`, httpValidators());
   app.use(
     '/graphql',
     limitBody(config.limits.bodyBytes, (c) => errorResponse(c, tooLarge)),
@@ -148,7 +164,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       { allow: 'GET, POST, OPTIONS' },
     ),
   );
-  app.route(REST_BASE_PATH, createRestApi({ database, changes, config, logger }));
+  app.route(REST_BASE_PATH, createRestApi({ database, changes, config, logger, metrics, cache }));
   app.notFound((c) =>
     errorResponse(c, new DomainError('NOT_FOUND', `No route ${c.req.method} ${c.req.path}`)),
   );
@@ -173,6 +189,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     },
     changes,
     close: async () => {
+      stopEvicting?.();
       await redis?.close();
       await database.close();
     },

@@ -35,6 +35,10 @@ export interface Config {
   readonly corsOrigins: readonly string[];
   /** Shared state for replicas (rate limits, cache, change feed); in process without it. */
   readonly redisUrl: string | undefined;
+  /** How long a public read stays in the response cache; 0 turns the cache off. */
+  readonly responseCacheTtlMs: number;
+  /** A persisted-operations manifest (hash → document): when set, only its operations run. */
+  readonly persistedOperationsOnly: string | undefined;
 }
 
 /** Request and document limits: defaults that operators may tighten or loosen. */
@@ -168,6 +172,18 @@ const envSchema = z.object({
     })
     .optional(),
   DATABASE_POOL_SIZE: positiveInt(10),
+  RESPONSE_CACHE_TTL_MS: z.coerce
+    .number({ message: 'must be a number' })
+    .int('must be a whole number')
+    .min(0, 'must be 0 or more')
+    .default(60_000),
+  PERSISTED_OPERATIONS_ONLY: z
+    .string()
+    .trim()
+    .refine((path) => existsSync(path), {
+      message: 'must be the path of a persisted-operations manifest (JSON) that exists',
+    })
+    .optional(),
 });
 
 function parseDatabaseUrl(url: string, poolSize: number): DatabaseConfig {
@@ -223,6 +239,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shutdownTimeoutMs: vars.SHUTDOWN_TIMEOUT_MS,
     corsOrigins: Object.freeze(vars.CORS_ORIGINS),
     redisUrl: vars.REDIS_URL,
+    responseCacheTtlMs: vars.RESPONSE_CACHE_TTL_MS,
+    persistedOperationsOnly:
+      vars.PERSISTED_OPERATIONS_ONLY && resolve(vars.PERSISTED_OPERATIONS_ONLY),
   });
 }
 

@@ -112,6 +112,8 @@ describe('configuration', () => {
         'REDIS_URL',
         'DATABASE_POOL_SIZE',
         'SUBSCRIPTIONS_PER_CLIENT',
+        'RESPONSE_CACHE_TTL_MS',
+        'PERSISTED_OPERATIONS_ONLY',
         'LOG_LEVEL',
         'SHUTDOWN_TIMEOUT_MS',
       ].sort(),

@@ -7,6 +7,10 @@ export const errorStatus = {
   QUERY_TOO_COMPLEX: 400,
   GRAPHQL_PARSE_FAILED: 400,
   GRAPHQL_VALIDATION_FAILED: 400,
+  /** An automatic persisted query's hash the server does not know (yet): the client resends. */
+  PERSISTED_QUERY_NOT_FOUND: 400,
+  /** An operation outside the manifest while PERSISTED_OPERATIONS_ONLY is set. */
+  PERSISTED_QUERY_ONLY: 400,
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,
   PET_NOT_FOUND: 404,

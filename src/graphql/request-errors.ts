@@ -4,7 +4,7 @@ import { type ErrorCode, errorStatus } from '../domain/errors.js';
 import { requestError } from './errors.js';
 
 /** A request error raised before execution: the contract's code, and its status as the HTTP one. */
-function refuse(code: ErrorCode, message: string): GraphQLError {
+export function refuse(code: ErrorCode, message: string): GraphQLError {
   const status = errorStatus[code];
   return createGraphQLError(message, { extensions: { code, status, http: { status } } });
 }

@@ -8,6 +8,7 @@ import type { Viewer } from '../domain/context.js';
 import { anonymous } from '../domain/context.js';
 import type { AccessLogFields } from '../http/env.js';
 import { renderGraphiQLPage } from '../http/graphiql.js';
+import type { ResponseCache } from '../http/response-cache.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { createContext, type GraphQLContext } from './context.js';
@@ -17,7 +18,9 @@ import { ListItemBudget } from './list-items.js';
 import { createLoaders, createSharedReads, type SharedReads } from './loaders.js';
 import { graphqlMetrics } from './metrics.js';
 import { logOperationNames } from './operation-log.js';
+import { type PersistedManifest, persistedOperations } from './persisted.js';
 import { documentErrorCodes, requestShape } from './request-errors.js';
+import { graphqlResponseCache } from './response-cache.js';
 import { schema } from './schema/index.js';
 import type { Subscriptions } from './subscriptions.js';
 
@@ -75,6 +78,10 @@ export interface YogaOptions {
   metrics: Metrics;
   /** The app's open subscriptions (both transports): the per-client bound, and shutdown. */
   subscriptions: Subscriptions;
+  /** The response cache shared with REST; none when it is off. */
+  cache?: ResponseCache;
+  /** Only these operations run (PERSISTED_OPERATIONS_ONLY); else automatic persisted queries. */
+  persistedManifest?: PersistedManifest;
 }
 
 /** What the app hands to each GraphQL operation: from the HTTP request, or a WebSocket's. */
@@ -112,7 +119,16 @@ export function createGraphQLHandler(options: YogaOptions): GraphQLEdge {
 }
 
 function createYogaServer(
-  { database, changes, logger, limits, metrics, subscriptions }: YogaOptions,
+  {
+    database,
+    changes,
+    logger,
+    limits,
+    metrics,
+    subscriptions,
+    cache,
+    persistedManifest,
+  }: YogaOptions,
   checkCost: CostCheck,
   maskError: (error: unknown) => Error,
 ) {
@@ -160,10 +176,13 @@ function createYogaServer(
     maxRequestBodySize: false,
     batching: { limit: limits.graphqlBatch },
     plugins: [
+      // First: the other checks and the limits see the document a persisted operation stands for.
+      persistedOperations({ manifest: persistedManifest }),
       requestShape,
       batchLimit(limits.graphqlBatch),
       queryLimits(limits),
       costLimit(checkCost),
+      ...(cache ? graphqlResponseCache({ schema, store: cache, metrics }) : []),
       executionSignal,
       uncachedReadsInMutations(shared),
       documentErrorCodes,

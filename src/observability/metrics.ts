@@ -13,6 +13,12 @@ export interface Metrics {
   readonly deprecatedCalls: Counter<'api' | 'operation' | 'client'>;
   /** Redis commands or connections that failed (the product went on without Redis). */
   readonly redisFailures: Counter;
+  /** Response cache lookups that found a stored response, by edge (`graphql`, `rest`). */
+  readonly cacheHits: Counter<'edge'>;
+  /** Response cache lookups that found nothing (the request ran), by edge. */
+  readonly cacheMisses: Counter<'edge'>;
+  /** Responses removed from the cache: `write` (a change evicted it), `capacity`, `expired`. */
+  readonly cacheEvictions: Counter<'reason'>;
   /** GraphQL operation names as a bounded label value. */
   operationName(name: string | undefined): string;
   /** Who is calling, as a bounded label value: the token subject, else the User-Agent. */
@@ -75,6 +81,24 @@ export function createMetrics(database: Database, live?: { readonly size: number
     redisFailures: new Counter({
       name: 'petstore_redis_failures_total',
       help: 'Redis commands or connections that failed; requests went on without Redis',
+      registers: [registry],
+    }),
+    cacheHits: new Counter({
+      name: 'petstore_response_cache_hits_total',
+      help: 'Public reads answered from the response cache, by edge',
+      labelNames: ['edge'],
+      registers: [registry],
+    }),
+    cacheMisses: new Counter({
+      name: 'petstore_response_cache_misses_total',
+      help: 'Public reads the response cache could not answer (they ran), by edge',
+      labelNames: ['edge'],
+      registers: [registry],
+    }),
+    cacheEvictions: new Counter({
+      name: 'petstore_response_cache_evictions_total',
+      help: 'Responses removed from the response cache: write (a change evicted it), capacity, expired',
+      labelNames: ['reason'],
       registers: [registry],
     }),
     operationName: (name) => operationNames.value(name, 'Anonymous'),

@@ -6,7 +6,10 @@ import type { ChangeFeed } from '../domain/changes.js';
 import { DomainError } from '../domain/errors.js';
 import { bodyTooLargeMessage, limitBody } from '../http/body-limit.js';
 import type { AppEnv } from '../http/env.js';
+import type { ResponseCache } from '../http/response-cache.js';
 import type { Logger } from '../logger.js';
+import type { Metrics } from '../observability/metrics.js';
+import { cachedRead } from './cache.js';
 import { applyDeprecation } from './deprecation.js';
 import { allRoutes } from './document.js';
 import { restErrorHandler } from './errors.js';
@@ -19,6 +22,9 @@ export interface RestApiOptions {
   changes: ChangeFeed;
   config: Config;
   logger: Logger;
+  metrics: Metrics;
+  /** The response cache shared with GraphQL; none when it is off. */
+  cache?: ResponseCache;
 }
 
 /** `/pets/{petId}` → `/pets/:petId` */
@@ -28,7 +34,14 @@ const honoPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
  * The REST façade, to mount under /api: every declared route, then 405 with `Allow`
  * for a known path with another method, then 404 NOT_FOUND; each failure in the Error shape.
  */
-export function createRestApi({ database, changes, config, logger }: RestApiOptions): Hono<AppEnv> {
+export function createRestApi({
+  database,
+  changes,
+  config,
+  logger,
+  metrics,
+  cache,
+}: RestApiOptions): Hono<AppEnv> {
   const api = new Hono<AppEnv>();
   const maxBytes = config.limits.bodyBytes;
   const tooLarge = limitBody(maxBytes, () => {
@@ -42,10 +55,12 @@ export function createRestApi({ database, changes, config, logger }: RestApiOpti
       if (spec.deprecation) applyDeprecation(c, spec.deprecation, config);
       // Refuse a caller without the scope before reading the request (the domain checks again).
       if (spec.scope) requireScope(c.get('viewer'), spec.scope);
-      return route.run(c, {
-        domain: { db: database.prisma, viewer: c.get('viewer'), changes },
-        config,
-      });
+      const run = () =>
+        route.run(c, {
+          domain: { db: database.prisma, viewer: c.get('viewer'), changes },
+          config,
+        });
+      return cache && spec.cache ? cachedRead(c, cache, metrics, spec, run) : run();
     });
   }
 

@@ -83,6 +83,30 @@ const rateLimitHeaders: Record<string, HeaderDoc> = {
   'RateLimit-Reset': { description: 'Seconds until the window resets.', schema: integer },
 };
 
+/** The validators of every GET answer (200 and 304). */
+const validatorHeaders: Record<string, HeaderDoc> = {
+  ETag: {
+    description:
+      'A strong validator of this body: send it back in `If-None-Match` to get 304 while it is current.',
+    schema: string,
+    required: true,
+  },
+  'Cache-Control': {
+    description:
+      '`no-cache` (a public read: keep it, but revalidate before reuse) without a token; ' +
+      '`private, no-store` with one.',
+    schema: string,
+    required: true,
+  },
+};
+
+/** `If-None-Match` on a GET: the ETag of a body the caller already holds. */
+const ifNoneMatch = z.object({
+  'if-none-match': z.string().optional().openapi({
+    description: 'The `ETag` of a body already held: 304 with no body while it is current.',
+  }),
+});
+
 /** Headers of particular error statuses. */
 const statusHeaders: Record<number, Record<string, HeaderDoc>> = {
   401: {
@@ -197,13 +221,28 @@ function ignoredText(spec: Route['spec']): string {
 function operation(spec: Route['spec'], config: Config) {
   const deprecation = deprecationHeaderDocs(spec, config);
   const { success } = spec;
-  const successHeaders = { ...success.headers, ...deprecation, ...rateLimitHeaders };
+  const read = spec.method === 'get';
+  const successHeaders = {
+    ...success.headers,
+    ...deprecation,
+    ...(read ? validatorHeaders : {}),
+    ...rateLimitHeaders,
+  };
   const responses = {
     [String(success.status)]: {
       description: success.description,
       ...(Object.keys(successHeaders).length > 0 ? { headers: successHeaders } : {}),
       ...(success.schema ? { content: { 'application/json': { schema: success.schema } } } : {}),
     },
+    ...(read
+      ? {
+          '304': {
+            description:
+              'Not modified: the `If-None-Match` tag is still the current `ETag`. No body.',
+            headers: { ...deprecation, ...validatorHeaders, ...rateLimitHeaders },
+          },
+        }
+      : {}),
     ...errorResponses(
       [
         ...requestErrors(spec),
@@ -231,6 +270,7 @@ function operation(spec: Route['spec'], config: Config) {
     security: (spec.scope ? [{ [BEARER]: [] }] : []) as Record<string, string[]>[],
     ...(spec.scope ? { 'x-required-scope': spec.scope } : {}),
     request: {
+      ...(read ? { headers: ifNoneMatch } : {}),
       ...(spec.params ? { params: spec.params } : {}),
       ...(spec.query ? { query: spec.query } : {}),
       ...(spec.body

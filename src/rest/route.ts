@@ -5,6 +5,7 @@ import type { Scope } from '../domain/authorization.js';
 import type { DomainContext } from '../domain/context.js';
 import { type ErrorCode, validationFailed } from '../domain/errors.js';
 import type { AppEnv } from '../http/env.js';
+import type { Entity } from '../http/response-cache.js';
 import { readJsonObject } from './body.js';
 import { check } from './validation.js';
 
@@ -67,6 +68,11 @@ export interface RouteSpec<P, Q, B> {
    * document (and the REST auth tests check the two agree).
    */
   scope?: Scope;
+  /**
+   * A public read the response cache may keep (for callers without a token), evicted by writes to
+   * `entity`: the one named by the path parameter `idParam`, or any of its kind for a list.
+   */
+  cache?: { entity: Entity; idParam?: string };
 }
 
 /** What a handler gets besides the request: the domain context and the configuration. */

@@ -134,6 +134,8 @@ const graphqlOnly = new Set<ErrorCode>([
   'GRAPHQL_PARSE_FAILED',
   'GRAPHQL_VALIDATION_FAILED',
   'QUERY_TOO_COMPLEX',
+  'PERSISTED_QUERY_NOT_FOUND',
+  'PERSISTED_QUERY_ONLY',
 ]);
 const restCodes = (Object.keys(errorStatus) as ErrorCode[]).filter(
   (code) => !graphqlOnly.has(code),

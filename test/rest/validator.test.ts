@@ -10,6 +10,8 @@ const document: unknown = JSON.parse(
 const url = (path: string) => `http://petstore.test/api${path}`;
 const json = (headers: Record<string, string> = {}) =>
   new Headers({ 'content-type': 'application/json; charset=utf-8', ...headers });
+/** The validators every GET answer carries. */
+const validators = { etag: '"abc"', 'cache-control': 'no-cache' };
 const pet = { id: 1, name: 'Rex', categoryId: 2, status: 'available' };
 const error = (code: string, status: number) => JSON.stringify({ code, message: 'm', status });
 
@@ -25,7 +27,7 @@ describe('the response validator', () => {
         method: 'GET',
         url: url('/pets'),
         status: 200,
-        headers: json({ 'x-total-count': '1' }),
+        headers: json({ 'x-total-count': '1', ...validators }),
         text: JSON.stringify([pet]),
       },
       {
@@ -42,6 +44,13 @@ describe('the response validator', () => {
         status: 409,
         headers: json(),
         text: error('INSUFFICIENT_STOCK', 409),
+      },
+      {
+        method: 'GET',
+        url: url('/pets/1'),
+        status: 304,
+        headers: new Headers({ deprecation: '@1', sunset: 'x', link: 'y', ...validators }),
+        text: '',
       },
       {
         method: 'GET',
@@ -90,7 +99,7 @@ describe('the response validator', () => {
         method: 'GET',
         url: url('/categories/1'),
         status: 200,
-        headers: json(),
+        headers: json(validators),
         text: JSON.stringify({ id: 1, name: 'Dogs', description: null }),
       },
       /must be string/,
@@ -101,15 +110,26 @@ describe('the response validator', () => {
         method: 'GET',
         url: url('/pets/1'),
         status: 200,
-        headers: json({ deprecation: '@1', sunset: 'x', link: 'y' }),
+        headers: json({ deprecation: '@1', sunset: 'x', link: 'y', ...validators }),
         text: JSON.stringify({ ...pet, id: '1' }),
       },
       /must be integer/,
     ],
     [
       'a missing documented header',
-      { method: 'GET', url: url('/pets'), status: 200, headers: json(), text: '[]' },
+      { method: 'GET', url: url('/pets'), status: 200, headers: json(validators), text: '[]' },
       /header X-Total-Count is missing/,
+    ],
+    [
+      'a GET answer without its ETag',
+      {
+        method: 'GET',
+        url: url('/pets'),
+        status: 200,
+        headers: json({ 'x-total-count': '0', 'cache-control': 'no-cache' }),
+        text: '[]',
+      },
+      /header ETag is missing/,
     ],
     [
       'the deprecated route without its headers',
@@ -177,7 +197,7 @@ describe('the response validator', () => {
         method: 'GET',
         url: url('/categories'),
         status: 200,
-        headers: new Headers({ 'content-type': 'text/plain' }),
+        headers: new Headers({ 'content-type': 'text/plain', ...validators }),
         text: '[]',
       },
       /content type "text\/plain" is not documented/,

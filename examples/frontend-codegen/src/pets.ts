@@ -12,13 +12,16 @@ export const AvailablePets = graphql(`
   }
 `);
 
-/** Sends a typed document to the gateway; the result and the variables are checked by tsc. */
-export async function execute<Result, Variables>(
+type GraphQLBody<Result> = {
+  data?: Result;
+  errors?: { message: string; extensions?: { code?: string } }[];
+};
+
+async function post<Result>(
   endpoint: string,
-  document: TypedDocumentString<Result, Variables>,
-  variables: Variables,
+  body: Record<string, unknown>,
   token?: string,
-): Promise<Result> {
+): Promise<GraphQLBody<Result>> {
   const response = await fetch(endpoint, {
     method: 'POST',
     headers: {
@@ -26,9 +29,37 @@ export async function execute<Result, Variables>(
       accept: 'application/graphql-response+json',
       ...(token ? { authorization: `Bearer ${token}` } : {}),
     },
-    body: JSON.stringify({ query: document.toString(), variables }),
+    body: JSON.stringify(body),
   });
-  const body = (await response.json()) as { data?: Result; errors?: { message: string }[] };
+  return (await response.json()) as GraphQLBody<Result>;
+}
+
+/**
+ * Sends a typed document to the gateway by its hash (codegen's `__meta__.hash`, listed in
+ * persisted-documents.json), which is all a gateway started with PERSISTED_OPERATIONS_ONLY runs. A
+ * gateway without that manifest does not know the hash yet and answers PERSISTED_QUERY_NOT_FOUND:
+ * then the document's text is sent instead. The result and the variables are checked by tsc.
+ */
+export async function execute<Result, Variables>(
+  endpoint: string,
+  document: TypedDocumentString<Result, Variables>,
+  variables: Variables,
+  token?: string,
+): Promise<Result> {
+  const hash = document.__meta__?.hash as string | undefined;
+  let body = hash
+    ? await post<Result>(
+        endpoint,
+        { extensions: { persistedQuery: { version: 1, sha256Hash: hash } }, variables },
+        token,
+      )
+    : undefined;
+  if (
+    !body ||
+    body.errors?.some((error) => error.extensions?.code === 'PERSISTED_QUERY_NOT_FOUND')
+  ) {
+    body = await post<Result>(endpoint, { query: document.toString(), variables }, token);
+  }
   if (body.errors?.length || !body.data) {
     throw new Error(body.errors?.map((error) => error.message).join('; ') ?? 'no data');
   }

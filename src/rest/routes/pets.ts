@@ -22,6 +22,7 @@ export const listPets = defineRoute(
     method: 'get',
     path: '/pets',
     operationId: 'listPets',
+    cache: { entity: 'pet' },
     tag: 'pets',
     summary: 'List pets',
     query: z.object({
@@ -69,6 +70,7 @@ export const getPetById = defineRoute(
     method: 'get',
     path: '/pets/{petId}',
     operationId: 'getPetById',
+    cache: { entity: 'pet', idParam: 'petId' },
     tag: 'pets',
     summary: 'Read a pet (deprecated)',
     description:

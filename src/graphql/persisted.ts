@@ -1,0 +1,132 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { GraphQLParams, Plugin } from 'graphql-yoga';
+import { LRUCache } from 'lru-cache';
+import { refuse } from './request-errors.js';
+
+/** A persisted-operations manifest: document by hash, as GraphQL Code Generator writes it. */
+export type PersistedManifest = ReadonlyMap<string, string>;
+
+/**
+ * Reads a manifest (`{"<hash>": "<document>", ...}`, the `persisted-documents.json` of GraphQL
+ * Code Generator's client preset with `persistedDocuments: true`); throws a sentence naming the
+ * file when it is not one.
+ */
+export function loadPersistedManifest(path: string): PersistedManifest {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new Error(
+      `PERSISTED_OPERATIONS_ONLY: ${path} is not readable JSON (${(error as Error).message})`,
+    );
+  }
+  if (!isRecord(parsed) || !Object.values(parsed).every((value) => typeof value === 'string')) {
+    throw new Error(
+      `PERSISTED_OPERATIONS_ONLY: ${path} must be a JSON object mapping each hash to its document`,
+    );
+  }
+  return new Map(Object.entries(parsed as Record<string, string>));
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** The `extensions.persistedQuery.sha256Hash` of a request's parameters, if it names one. */
+function persistedHash(params: Record<string, unknown>): unknown {
+  const extensions = params.extensions;
+  if (!isRecord(extensions) || extensions.persistedQuery == null) return undefined;
+  const persisted = extensions.persistedQuery;
+  if (!isRecord(persisted) || typeof persisted.sha256Hash !== 'string') {
+    throw refuse(
+      'MALFORMED_REQUEST',
+      '"extensions.persistedQuery" must be an object with a "sha256Hash" string',
+    );
+  }
+  return persisted.sha256Hash;
+}
+
+/**
+ * The message the standard clients look for (Apollo Client's persisted-queries link and urql's
+ * persisted exchange compare it exactly) before resending the operation with its document.
+ */
+const NOT_FOUND_MESSAGE = 'PersistedQueryNotFound';
+
+export interface PersistedOperationsOptions {
+  /** When given, only its operations run (by hash); automatic persisted queries are off. */
+  manifest?: PersistedManifest;
+  /** How many documents automatic persisted queries remember (least recently used go first). */
+  maxDocuments?: number;
+}
+
+/**
+ * Persisted operations, resolved while the request is parsed, so that the request-shape checks,
+ * the limits and the cost rule, the response cache and execution all see the document.
+ *
+ * - Automatic persisted queries: `extensions.persistedQuery.sha256Hash` alone runs the document
+ *   registered under that hash, or answers PERSISTED_QUERY_NOT_FOUND (400) when there is none;
+ *   sent with `query`, the hash must be the document's SHA-256 and registers it.
+ * - Manifest mode: only the manifest's operations run, by hash; anything else is
+ *   PERSISTED_QUERY_ONLY (400).
+ */
+export function persistedOperations({
+  manifest,
+  maxDocuments = 1000,
+}: PersistedOperationsOptions = {}): Plugin {
+  const registered = new LRUCache<string, string>({
+    max: maxDocuments,
+    maxSize: 16 * 1024 * 1024,
+    sizeCalculation: (document) => Math.max(1, document.length),
+  });
+
+  const resolve = (params: unknown): unknown => {
+    // Anything else is a malformed request, which the request-shape check reports.
+    if (!isRecord(params)) return params;
+    const hash = persistedHash(params);
+    if (manifest) {
+      // Codegen writes `sha256:<hex>` keys; a bare hex hash names the same document.
+      const document =
+        typeof hash === 'string'
+          ? (manifest.get(hash) ?? manifest.get(`sha256:${hash}`))
+          : undefined;
+      if (document === undefined || (params.query != null && params.query !== document)) {
+        throw refuse(
+          'PERSISTED_QUERY_ONLY',
+          'This server runs only its persisted operations: send the sha256Hash of one of them ' +
+            'in extensions.persistedQuery, without the query',
+        );
+      }
+      return { ...params, query: document };
+    }
+    if (hash === undefined) return params;
+    if (params.query != null) {
+      if (typeof params.query !== 'string') return params;
+      if (sha256Hex(params.query) !== hash) {
+        throw refuse(
+          'MALFORMED_REQUEST',
+          'extensions.persistedQuery.sha256Hash is not the SHA-256 of the query sent with it',
+        );
+      }
+      registered.set(hash as string, params.query);
+      return params;
+    }
+    const document = registered.get(hash as string);
+    if (document === undefined) throw refuse('PERSISTED_QUERY_NOT_FOUND', NOT_FOUND_MESSAGE);
+    return { ...params, query: document };
+  };
+
+  return {
+    onRequestParse: () => ({
+      onRequestParseDone({ requestParserResult, setRequestParserResult }) {
+        if (Array.isArray(requestParserResult)) {
+          setRequestParserResult(requestParserResult.map(resolve) as GraphQLParams[]);
+        } else {
+          setRequestParserResult(resolve(requestParserResult) as GraphQLParams);
+        }
+      },
+    }),
+  };
+}

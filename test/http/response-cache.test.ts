@@ -1,0 +1,247 @@
+import { expect, it } from 'vitest';
+import { describeDb, type TestApp, useTestApp } from '../helpers/app.js';
+import { makeCategory, makeOrder, makePet } from '../helpers/factories.js';
+import { type Sample, sampleValue, scrape } from '../helpers/metrics.js';
+import { rest } from '../helpers/rest.js';
+
+const URL_BASE = 'http://petstore.test';
+
+/** A GraphQL query by GET, as a browser or a CDN-friendly client sends it. */
+function getQuery(
+  app: TestApp,
+  query: string,
+  variables: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+) {
+  const params = new URLSearchParams({ query, variables: JSON.stringify(variables) });
+  return app.fetch(
+    new Request(`${URL_BASE}/graphql?${params}`, {
+      headers: { accept: 'application/graphql-response+json', ...headers },
+    }),
+  );
+}
+
+/** A GraphQL operation by POST. */
+function postQuery(
+  app: TestApp,
+  query: string,
+  variables: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+) {
+  return app.fetch(
+    new Request(`${URL_BASE}/graphql`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/graphql-response+json',
+        ...headers,
+      },
+      body: JSON.stringify({ query, variables }),
+    }),
+  );
+}
+
+const cacheCount = (samples: Sample[], name: string, labels: Record<string, string>) =>
+  sampleValue(samples, `petstore_response_cache_${name}_total`, labels) ?? 0;
+
+const PetName = 'query PetName($id: ID!) { pet(id: $id) { id name status } }';
+const PetWithOrders =
+  'query PetWithOrders($id: ID!) { pet(id: $id) { id name orders(first: 5) { totalCount } } }';
+
+describeDb('the response cache and HTTP validators', () => {
+  const app = useTestApp({ RESPONSE_CACHE_TTL_MS: '60000' });
+  const token = () => ({ authorization: app().authorization });
+
+  it('answers a repeated public GraphQL read from the cache, with ETag and no-cache', async () => {
+    const pet = await makePet(app(), { name: 'Cached' });
+    const before = await scrape(app());
+    const first = await getQuery(app(), PetName, { id: String(pet.id) });
+    const firstBody = await first.text();
+    const second = await getQuery(app(), PetName, { id: String(pet.id) });
+    const after = await scrape(app());
+
+    expect(first.status).toBe(200);
+    expect(JSON.parse(firstBody)).toEqual({
+      data: { pet: { id: String(pet.id), name: 'Cached', status: 'available' } },
+    });
+    expect(first.headers.get('cache-control')).toBe('no-cache');
+    expect(first.headers.get('etag')).toMatch(/^"[\w-]{32}"$/);
+    expect(first.headers.get('last-modified')).toBeNull();
+    expect(second.status).toBe(200);
+    expect(await second.text()).toBe(firstBody);
+    expect(second.headers.get('etag')).toBe(first.headers.get('etag'));
+    const delta = (name: string) =>
+      cacheCount(after, name, { edge: 'graphql' }) - cacheCount(before, name, { edge: 'graphql' });
+    expect({ hits: delta('hits'), misses: delta('misses') }).toEqual({ hits: 1, misses: 1 });
+  });
+
+  it('answers 304 with no body to If-None-Match with the current tag, on both edges', async () => {
+    const pet = await makePet(app(), { name: 'Validated' });
+    const graphqlFirst = await getQuery(app(), PetName, { id: String(pet.id) });
+    const graphqlTag = graphqlFirst.headers.get('etag') as string;
+    const graphqlAgain = await getQuery(
+      app(),
+      PetName,
+      { id: String(pet.id) },
+      { 'if-none-match': graphqlTag },
+    );
+    expect(graphqlAgain.status).toBe(304);
+    expect(await graphqlAgain.text()).toBe('');
+    expect(graphqlAgain.headers.get('etag')).toBe(graphqlTag);
+    expect(graphqlAgain.headers.get('cache-control')).toBe('no-cache');
+
+    const anonymous = { fetch: app().fetch };
+    const restFirst = await rest(anonymous, 'GET', `/store/inventory/${pet.id}`);
+    expect(restFirst.status).toBe(200);
+    expect(restFirst.headers.get('cache-control')).toBe('no-cache');
+    const restTag = restFirst.headers.get('etag') as string;
+    expect(restTag).toMatch(/^"[\w-]{32}"$/);
+    const restAgain = await rest(anonymous, 'GET', `/store/inventory/${pet.id}`, {
+      headers: { 'if-none-match': `"other", ${restTag}` },
+    });
+    expect({ status: restAgain.status, text: restAgain.text }).toEqual({ status: 304, text: '' });
+    expect(restAgain.headers.get('etag')).toBe(restTag);
+
+    // A write changes the body, so the old tag no longer matches.
+    await rest(app(), 'PUT', `/store/inventory/${pet.id}`, { json: { quantity: 7 } });
+    const changed = await rest(anonymous, 'GET', `/store/inventory/${pet.id}`, {
+      headers: { 'if-none-match': restTag },
+    });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toEqual({ petId: Number(pet.id), quantity: 7, status: 'available' });
+    expect(changed.headers.get('etag')).not.toBe(restTag);
+  });
+
+  it('sends private, no-store for anything read with a token', async () => {
+    const pet = await makePet(app());
+    const graphqlRead = await getQuery(app(), PetWithOrders, { id: String(pet.id) }, token());
+    expect(graphqlRead.status).toBe(200);
+    expect(graphqlRead.headers.get('cache-control')).toBe('private, no-store');
+    expect(graphqlRead.headers.get('etag')).toMatch(/^"/);
+    const orders = await rest(app(), 'GET', `/store/orders?petId=${pet.id}`);
+    expect(orders.status).toBe(200);
+    expect(orders.headers.get('cache-control')).toBe('private, no-store');
+    const petsWithToken = await rest(app(), 'GET', '/pets');
+    expect(petsWithToken.headers.get('cache-control')).toBe('private, no-store');
+  });
+
+  it('never serves an authorized answer to an anonymous caller, nor the other way round', async () => {
+    const pet = await makePet(app(), { quantity: 3 });
+    await makeOrder(app(), { petId: pet.id, quantity: 2 });
+    const variables = { id: String(pet.id) };
+
+    const authorized = await postQuery(app(), PetWithOrders, variables, token());
+    expect(await authorized.json()).toEqual({
+      data: { pet: { id: String(pet.id), name: pet.name, orders: { totalCount: 1 } } },
+    });
+    const anonymous = (await (await postQuery(app(), PetWithOrders, variables)).json()) as {
+      data: unknown;
+      errors: { extensions: { code: string } }[];
+    };
+    expect(anonymous.data).toEqual({ pet: { id: String(pet.id), name: pet.name, orders: null } });
+    expect(anonymous.errors.map((error) => error.extensions.code)).toEqual(['UNAUTHENTICATED']);
+
+    // An anonymous answer in the cache is not what a caller with a token gets either.
+    const before = await scrape(app());
+    await postQuery(app(), PetName, variables);
+    await postQuery(app(), PetName, variables);
+    const withToken = await postQuery(app(), PetName, variables, token());
+    expect(withToken.status).toBe(200);
+    const after = await scrape(app());
+    expect(
+      cacheCount(after, 'hits', { edge: 'graphql' }) -
+        cacheCount(before, 'hits', { edge: 'graphql' }),
+    ).toBe(1);
+    expect(
+      cacheCount(after, 'misses', { edge: 'graphql' }) -
+        cacheCount(before, 'misses', { edge: 'graphql' }),
+    ).toBe(1);
+  });
+
+  it('evicts GraphQL answers on a REST write and REST answers on a GraphQL write', async () => {
+    const category = await makeCategory(app());
+    const pet = await makePet(app(), { name: 'Before', categoryId: category.id });
+    const anonymous = { fetch: app().fetch };
+    const read = async () =>
+      (
+        (await (await getQuery(app(), PetName, { id: String(pet.id) })).json()) as {
+          data: { pet: { name: string } };
+        }
+      ).data.pet.name;
+    expect(await read()).toBe('Before');
+    expect(await read()).toBe('Before');
+    const before = await scrape(app());
+    const put = await rest(app(), 'PUT', `/pets/${pet.id}`, {
+      json: { name: 'After REST', categoryId: category.id },
+    });
+    expect(put.status).toBe(200);
+    expect(await read()).toBe('After REST');
+    const after = await scrape(app());
+    expect(
+      cacheCount(after, 'evictions', { reason: 'write' }) -
+        cacheCount(before, 'evictions', { reason: 'write' }),
+    ).toBeGreaterThanOrEqual(1);
+
+    const listPath = `/pets?categoryId=${category.id}`;
+    const list = await rest<{ name: string }[]>(anonymous, 'GET', listPath);
+    expect(list.body.map((p) => p.name)).toEqual(['After REST']);
+    expect((await rest(anonymous, 'GET', listPath)).text).toBe(list.text);
+    const created = await postQuery(
+      app(),
+      'mutation ($input: NewPet!) { createPet(input: $input) { id } }',
+      { input: { name: 'New over GraphQL', categoryId: String(category.id) } },
+      token(),
+    );
+    expect(created.status).toBe(200);
+    const listAfter = await rest<{ name: string }[]>(anonymous, 'GET', listPath);
+    expect(listAfter.body.map((p) => p.name)).toEqual(['After REST', 'New over GraphQL']);
+    expect(listAfter.headers.get('x-total-count')).toBe('2');
+  });
+
+  it('evicts a cached list when an entity of its kind is created', async () => {
+    const categories = async () =>
+      (
+        (await (await getQuery(app(), '{ categories { name } }')).json()) as {
+          data: { categories: { name: string }[] };
+        }
+      ).data.categories.map((c) => c.name);
+    const first = await categories();
+    expect(await categories()).toEqual(first);
+    const posted = await rest(app(), 'POST', '/categories', { json: { name: 'Brand new kind' } });
+    expect(posted.status).toBe(201);
+    expect(await categories()).toEqual([...first, 'Brand new kind']);
+  });
+
+  it('shows hits, misses and evictions in /metrics', async () => {
+    const pet = await makePet(app());
+    const anonymous = { fetch: app().fetch };
+    await rest(anonymous, 'GET', `/pets/${pet.id}`);
+    await rest(anonymous, 'GET', `/pets/${pet.id}`);
+    await rest(app(), 'DELETE', `/pets/${pet.id}`);
+    const samples = await scrape(app());
+    expect(cacheCount(samples, 'hits', { edge: 'rest' })).toBeGreaterThanOrEqual(1);
+    expect(cacheCount(samples, 'misses', { edge: 'rest' })).toBeGreaterThanOrEqual(1);
+    expect(cacheCount(samples, 'evictions', { reason: 'write' })).toBeGreaterThanOrEqual(1);
+    const gone = await rest(anonymous, 'GET', `/pets/${pet.id}`);
+    expect(gone.status).toBe(404);
+  });
+});
+
+describeDb('with RESPONSE_CACHE_TTL_MS=0', () => {
+  const app = useTestApp({ RESPONSE_CACHE_TTL_MS: '0' });
+
+  it('caches nothing but still sends validators', async () => {
+    const pet = await makePet(app());
+    const first = await getQuery(app(), PetName, { id: String(pet.id) });
+    const again = await getQuery(
+      app(),
+      PetName,
+      { id: String(pet.id) },
+      { 'if-none-match': first.headers.get('etag') as string },
+    );
+    expect(again.status).toBe(304);
+    const samples = await scrape(app());
+    expect(cacheCount(samples, 'hits', { edge: 'graphql' })).toBe(0);
+    expect(cacheCount(samples, 'misses', { edge: 'graphql' })).toBe(0);
+  });
+});
