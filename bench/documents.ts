@@ -7,8 +7,7 @@ import { encodeCursor } from '../src/graphql/schema/connection.js';
 
 export const petById = 'query PetById($id: ID!) { pet(id: $id) { id name categoryId status } }';
 
-// The page size is a variable, as clients usually send it: graphql-armor's cost rule multiplies
-// by a literal `first` only, and with pageInfo a literal 100 costs just over the default 5000.
+// The page size is a variable, as clients usually send it (the cost rule counts it either way).
 export const petsPage =
   'query PetsPage($after: String, $first: Int = 100) { pets(first: $first, after: $after) { edges { node { id name status category { name } inventory { quantity } } } pageInfo { hasNextPage endCursor } } }';
 
