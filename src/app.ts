@@ -37,6 +37,7 @@ import { metricsRoutes } from './observability/metrics-route.js';
 import { createRedisChangeFeed } from './redis/change-feed.js';
 import { connectRedis } from './redis/connection.js';
 import { RedisRateLimitStore } from './redis/rate-limit-store.js';
+import { RedisResponseCache } from './redis/response-cache.js';
 import { createRestApi, REST_BASE_PATH } from './rest/api.js';
 
 export interface App {
@@ -89,14 +90,22 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const subscriptions = new Subscriptions(config.limits.subscriptionsPerClient);
   const metrics = createMetrics(database, subscriptions);
   const redis = config.redisUrl
-    ? connectRedis(config.redisUrl, { logger, onFailure: () => metrics.redisFailures.inc() })
+    ? connectRedis(config.redisUrl, {
+        databaseUrl: config.database.url,
+        logger,
+        onFailure: () => metrics.redisFailures.inc(),
+      })
     : undefined;
   const changes =
     options.changes ?? (redis ? createRedisChangeFeed(redis) : createMemoryChangeFeed());
   // One cache for both edges, evicted by the change feed (so by writes on either edge).
+  // In Redis when replicas share it: a write then evicts for every replica before it answers.
+  const ttlMs = config.responseCacheTtlMs;
   const cache =
-    config.responseCacheTtlMs > 0
-      ? new ResponseCache({ ttlMs: config.responseCacheTtlMs, metrics })
+    ttlMs > 0
+      ? redis
+        ? new RedisResponseCache(redis, ttlMs, metrics)
+        : new ResponseCache({ ttlMs, metrics })
       : undefined;
   const stopEvicting = cache?.listen(changes);
   const graphql = createGraphQLHandler({

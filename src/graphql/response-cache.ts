@@ -17,7 +17,7 @@ import {
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import type { Entity } from '../http/response-cache.js';
-import { ANY, entityTag, listTag, type ResponseCache, type Tag } from '../http/response-cache.js';
+import { ANY, entityTag, listTag, type ResponseStore, type Tag } from '../http/response-cache.js';
 import type { Metrics } from '../observability/metrics.js';
 
 /** The entity each GraphQL object type shows, for eviction; other object types evict on any write. */
@@ -85,7 +85,7 @@ function entityTags(
 
 interface CacheAdapterOptions {
   schema: GraphQLSchema;
-  store: ResponseCache;
+  store: ResponseStore;
 }
 
 /**
@@ -113,21 +113,21 @@ function cacheAdapter({ schema, store }: CacheAdapterOptions) {
   };
 
   const cache: EnvelopCache = {
-    get(key) {
-      const value = store.get(key);
-      if (value !== undefined) return value as ReturnType<EnvelopCache['get']>;
+    async get(key) {
+      const { value, generation } = await store.lookup(key);
+      if (value !== undefined) return value as Awaited<ReturnType<EnvelopCache['get']>>;
       // The plugin looks up twice on a miss (before parsing, and before executing): keep the first.
       const earlier = missedAt.get(key);
-      if (earlier === undefined || earlier > store.generation) missedAt.set(key, store.generation);
+      if (earlier === undefined || earlier > generation) missedAt.set(key, generation);
       return undefined;
     },
-    set(key, result, entities) {
+    async set(key, result, entities) {
       const since = missedAt.get(key);
       missedAt.delete(key);
       const documentString = documentByKey.get(key);
       if (since === undefined || documentString === undefined) return;
       const tags = [...entityTags(schema, entities), ...tagsOf(documentString)];
-      store.set(key, result, tags, JSON.stringify(result).length, since);
+      await store.set(key, result, tags, JSON.stringify(result).length, since);
     },
     // Eviction comes from the change feed (invalidateViaMutation is off), never from here.
     invalidate() {},
@@ -166,7 +166,7 @@ function cacheAdapter({ schema, store }: CacheAdapterOptions) {
 
 export interface ResponseCachePluginOptions {
   schema: GraphQLSchema;
-  store: ResponseCache;
+  store: ResponseStore;
   metrics: Metrics;
 }
 

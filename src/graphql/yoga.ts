@@ -8,7 +8,7 @@ import type { Viewer } from '../domain/context.js';
 import { anonymous } from '../domain/context.js';
 import type { AccessLogFields } from '../http/env.js';
 import { renderGraphiQLPage } from '../http/graphiql.js';
-import type { ResponseCache } from '../http/response-cache.js';
+import type { ResponseStore } from '../http/response-cache.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { createContext, type GraphQLContext } from './context.js';
@@ -79,7 +79,7 @@ export interface YogaOptions {
   /** The app's open subscriptions (both transports): the per-client bound, and shutdown. */
   subscriptions: Subscriptions;
   /** The response cache shared with REST; none when it is off. */
-  cache?: ResponseCache;
+  cache?: ResponseStore;
   /** Only these operations run (PERSISTED_OPERATIONS_ONLY); else automatic persisted queries. */
   persistedManifest?: PersistedManifest;
 }

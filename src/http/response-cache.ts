@@ -35,6 +35,34 @@ export interface ResponseCacheOptions {
   metrics: Metrics;
 }
 
+/** A lookup's answer: the stored value (undefined on a miss) and the store's generation then. */
+export interface Lookup {
+  value: unknown;
+  generation: number;
+}
+
+/**
+ * Where cached responses live: in this process (`ResponseCache`), or in Redis so that replicas
+ * share one cache and one eviction (`RedisResponseCache`). The generation counts evictions: a
+ * response computed from reads that began at generation `g` is stored only while it is still `g`,
+ * otherwise a write may have committed and evicted in between and the response be older than it.
+ */
+export interface ResponseStore {
+  lookup(key: string): Promise<Lookup>;
+  /** Stores a response unless anything was evicted since `since`; returns whether it did. */
+  set(
+    key: string,
+    value: unknown,
+    tags: Iterable<Tag>,
+    bytes: number,
+    since: number,
+  ): Promise<boolean>;
+  /** Removes every response carrying one of the tags. */
+  evict(tags: Iterable<Tag>): Promise<void>;
+  /** Evicts on every committed change of the feed, before `publish` returns (before the write answers). */
+  listen(feed: ChangeFeed): () => void;
+}
+
 interface Entry {
   value: unknown;
   tags: readonly Tag[];
@@ -45,7 +73,7 @@ interface Entry {
  * variables; REST: path and query), each tagged with what it contains, evicted by tag when a
  * write is committed. Bounded by entries and bytes (least recently used go first) and by a TTL.
  */
-export class ResponseCache {
+export class ResponseCache implements ResponseStore {
   readonly #entries: LRUCache<string, Entry>;
   readonly #byTag = new Map<Tag, Set<string>>();
   readonly #metrics: Metrics;
@@ -73,21 +101,11 @@ export class ResponseCache {
     });
   }
 
-  /**
-   * Counts the evictions so far. A response computed from reads that began at generation `g` is
-   * stored only while the generation is still `g`: otherwise a write may have committed and
-   * evicted between its reads and its `set`, and it could hold data older than that write.
-   */
-  get generation(): number {
-    return this.#generation;
+  async lookup(key: string): Promise<Lookup> {
+    return { value: this.#entries.get(key)?.value, generation: this.#generation };
   }
 
-  get(key: string): unknown {
-    return this.#entries.get(key)?.value;
-  }
-
-  /** Stores a response, unless a write evicted anything since `since`; returns whether it did. */
-  set(key: string, value: unknown, tags: Iterable<Tag>, bytes: number, since: number): boolean {
+  async set(key: string, value: unknown, tags: Iterable<Tag>, bytes: number, since: number) {
     if (since !== this.#generation) return false;
     const entry = { value, tags: [...new Set(tags)] };
     // An entry larger than the whole budget is simply not kept.
@@ -105,8 +123,7 @@ export class ResponseCache {
     return true;
   }
 
-  /** Removes every response carrying one of the tags. */
-  evict(tags: Iterable<Tag>): void {
+  async evict(tags: Iterable<Tag>): Promise<void> {
     this.#generation++;
     for (const tag of tags) {
       const keys = this.#byTag.get(tag);
@@ -115,7 +132,6 @@ export class ResponseCache {
     }
   }
 
-  /** Evicts on every committed change of the feed, before `publish` returns (so before the write answers). */
   listen(feed: ChangeFeed): () => void {
     return feed.subscribe((changes) => this.evict(changes.flatMap(changeTags)));
   }

@@ -2,8 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { type Change, type ChangeFeed, createMemoryChangeFeed } from '../domain/changes.js';
 import type { RedisConnection } from './connection.js';
 
-const CHANNEL = 'petstore:changes';
-
 interface Message {
   /** The replica that made the writes: it has told its own listeners already. */
   origin: string;
@@ -30,6 +28,7 @@ function fromJson(text: string): Message {
  */
 export function createRedisChangeFeed(redis: RedisConnection): ChangeFeed {
   const local = createMemoryChangeFeed();
+  const CHANNEL = `${redis.prefix}changes`;
   const origin = randomUUID();
   // On every (re)connection: ioredis' own resubscription forgets the channels when several
   // reconnection attempts fail in a row.

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { Logger } from '../logger.js';
 import { logFailure } from '../observability/log-throttle.js';
@@ -9,6 +10,8 @@ import { logFailure } from '../observability/log-throttle.js';
  * fall back (see each user). Reconnection is automatic, for as long as the process runs.
  */
 export interface RedisConnection {
+  /** Begins every key and channel: one deployment's replicas share it, others never collide. */
+  readonly prefix: string;
   readonly commands: Redis;
   readonly subscriber: Redis;
   /** 'up' while both connections are ready. */
@@ -19,12 +22,28 @@ export interface RedisConnection {
 }
 
 export interface RedisOptions {
+  /** The database the replicas share: it names their keys (`petstore:<hash>:`). */
+  databaseUrl: string;
   logger: Logger;
   /** Counts failures (a metric); the log is throttled to one line a second. */
   onFailure?: () => void;
 }
 
-export function connectRedis(url: string, { logger, onFailure }: RedisOptions): RedisConnection {
+/** A short, stable name for the deployment: a hash of its database URL without the password. */
+function deploymentPrefix(databaseUrl: string): string {
+  let name = databaseUrl;
+  if (!databaseUrl.startsWith('file:')) {
+    const url = new URL(databaseUrl);
+    url.password = '';
+    name = url.toString();
+  }
+  return `petstore:${createHash('sha256').update(name).digest('hex').slice(0, 12)}:`;
+}
+
+export function connectRedis(
+  url: string,
+  { databaseUrl, logger, onFailure }: RedisOptions,
+): RedisConnection {
   const options = {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
@@ -52,6 +71,7 @@ export function connectRedis(url: string, { logger, onFailure }: RedisOptions): 
   commands.on('error', failed);
   subscriber.on('error', failed);
   return {
+    prefix: deploymentPrefix(databaseUrl),
     commands,
     subscriber,
     status: () => (commands.status === 'ready' && subscriber.status === 'ready' ? 'up' : 'down'),

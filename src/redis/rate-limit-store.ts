@@ -14,7 +14,7 @@ export class RedisRateLimitStore implements RateLimitStore {
 
   async hit(key: string, windowMs: number, now: number) {
     const windowStart = Math.floor(now / windowMs) * windowMs;
-    const counter = `petstore:rate:${key}:${windowStart}`;
+    const counter = `${this.redis.prefix}rate:${key}:${windowStart}`;
     try {
       const results = await this.redis.commands
         .multi()

@@ -6,7 +6,7 @@ import type { ChangeFeed } from '../domain/changes.js';
 import { DomainError } from '../domain/errors.js';
 import { bodyTooLargeMessage, limitBody } from '../http/body-limit.js';
 import type { AppEnv } from '../http/env.js';
-import type { ResponseCache } from '../http/response-cache.js';
+import type { ResponseStore } from '../http/response-cache.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { cachedRead } from './cache.js';
@@ -24,7 +24,7 @@ export interface RestApiOptions {
   logger: Logger;
   metrics: Metrics;
   /** The response cache shared with GraphQL; none when it is off. */
-  cache?: ResponseCache;
+  cache?: ResponseStore;
 }
 
 /** `/pets/{petId}` → `/pets/:petId` */

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { AppEnv } from '../http/env.js';
-import { entityTag, listTag, type ResponseCache, type Tag } from '../http/response-cache.js';
+import { entityTag, listTag, type ResponseStore, type Tag } from '../http/response-cache.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Route } from './route.js';
 
@@ -29,7 +29,7 @@ function routeTags(spec: Route['spec'], params: Record<string, string>): Tag[] |
  */
 export async function cachedRead(
   c: Context<AppEnv>,
-  store: ResponseCache,
+  store: ResponseStore,
   metrics: Metrics,
   spec: Route['spec'],
   run: () => Promise<Response>,
@@ -39,13 +39,13 @@ export async function cachedRead(
   if (!tags) return run();
   const url = new URL(c.req.url);
   const key = `rest ${url.pathname}${url.search}`;
-  const hit = store.get(key) as CachedBody | undefined;
+  const { value, generation: since } = await store.lookup(key);
+  const hit = value as CachedBody | undefined;
   if (hit) {
     metrics.cacheHits.inc({ edge: 'rest' });
     return c.body(hit.body, hit.status as 200, hit.headers);
   }
   metrics.cacheMisses.inc({ edge: 'rest' });
-  const since = store.generation;
   const response = await run();
   if (response.status !== 200) return response;
   const body = await response.text();
@@ -54,6 +54,6 @@ export async function cachedRead(
     const value = response.headers.get(name);
     if (value !== null) headers[name] = value;
   }
-  store.set(key, { status: 200, headers, body }, tags, body.length, since);
+  await store.set(key, { status: 200, headers, body }, tags, body.length, since);
   return new Response(body, response);
 }

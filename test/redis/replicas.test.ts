@@ -4,8 +4,9 @@ import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Change } from '../../src/domain/changes.js';
 import { createTestApp, database, databaseAvailable, type TestApp } from '../helpers/app.js';
-import { withAuthorization } from '../helpers/client.js';
+import { anonymous, withAuthorization } from '../helpers/client.js';
 import { makeCategory, makePet, stockOf } from '../helpers/factories.js';
+import { graphqlRequest } from '../helpers/graphql.js';
 import { rest } from '../helpers/rest.js';
 
 const redisUrl = inject('redisUrl');
@@ -64,6 +65,10 @@ describe.runIf(runs)('two replicas on one PostgreSQL and one Redis', () => {
 
   it("shares a client's rate budget: alternating replicas, the 7th request is the first refused", async () => {
     const token = `Bearer ${await replicas.a.token([], { subject: `budget-${Date.now()}` })}`;
+    // Budgets are counted in clock-aligned minutes: start well inside one.
+    const intoMinute = Date.now() % 60_000;
+    if (intoMinute > 55_000)
+      await new Promise((resolve) => setTimeout(resolve, 60_500 - intoMinute));
     const statuses: number[] = [];
     for (let i = 0; i < 8; i++) {
       const replica = i % 2 === 0 ? replicas.a : replicas.b;
@@ -93,6 +98,41 @@ describe.runIf(runs)('an orders race split across two replicas', () => {
     replicas = await startReplicas({ REDIS_URL: redisUrl ?? '' });
   });
   afterAll(() => replicas?.close());
+
+  it('evicts a read cached on replica B when replica A writes, before A answers', async () => {
+    const category = await makeCategory(replicas.a, { name: `Cached ${Date.now()}` });
+    const readOn = async (replica: TestApp) => {
+      const response = await rest(anonymous(replica), 'GET', `/categories/${category.id}`);
+      return (response.body as { name: string }).name;
+    };
+    const readOnB = () => readOn(replicas.b);
+    const viaGraphqlOnA = async () => {
+      const response = await replicas.a.fetch(
+        graphqlRequest({ query: `{ category(id: "${category.id}") { name } }` }),
+      );
+      return ((await response.json()) as { data: { category: { name: string } } }).data.category
+        .name;
+    };
+    expect(await readOnB()).toBe(category.name);
+    expect(await viaGraphqlOnA()).toBe(category.name);
+    // Changed behind the product's back (no write, no eviction): both answers now come from the
+    // shared cache, whichever replica stored them.
+    await replicas.a.sql(
+      `UPDATE "Category" SET "description" = 'x', "name" = 'Hidden' WHERE "id" = ${category.id}`,
+    );
+    expect(await readOnB()).toBe(category.name);
+    expect(await viaGraphqlOnA()).toBe(category.name);
+    // A never read this path itself: what it answers is what B stored.
+    expect(await readOn(replicas.a)).toBe(category.name);
+
+    const renamed = await rest(replicas.a, 'PUT', `/categories/${category.id}`, {
+      json: { name: `Renamed ${category.id}` },
+    });
+    expect(renamed.status).toBe(200);
+    // Right after A's answer, with no wait: B's read and A's GraphQL read see the write.
+    expect(await readOnB()).toBe(`Renamed ${category.id}`);
+    expect(await viaGraphqlOnA()).toBe(`Renamed ${category.id}`);
+  });
 
   it('never oversells: 200 concurrent orders for a stock of 50, exactly 50 succeed', async () => {
     const category = await makeCategory(replicas.a);
