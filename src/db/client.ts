@@ -62,7 +62,13 @@ export function createAdapterFactory(
     connectionString: url.toString(),
     max: config.poolSize,
     // Raw SQL (tests, health checks) must see the same schema as Prisma's queries.
-    options: config.schema ? `-c search_path="${config.schema}"` : undefined,
+    // No statement outlives its request's time limit (the same bound as transactions).
+    options: [
+      config.schema ? `-c search_path="${config.schema}"` : '',
+      `-c statement_timeout=${lockTimeoutMs}`,
+    ]
+      .filter(Boolean)
+      .join(' '),
   });
   // An idle connection that the server ends (a restart, `pg_terminate_backend`) is an 'error'
   // event on the pool, which would crash the process without a listener. pg has already dropped

@@ -87,11 +87,19 @@ describe.runIf(database === 'postgresql' && databaseAvailable)(
           code: 'TIMEOUT',
           status: 503,
         });
+        // The statement does not outlive its request: PostgreSQL cancels it (statement_timeout).
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        const waiting = await locker.query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE application_name = $1 AND wait_event_type = 'Lock'`,
+          [schema],
+        );
+        expect(waiting.rows[0].n).toBe(0);
       } finally {
         await locker.query('COMMIT');
         await locker.end();
       }
-      // The insert that was waiting may finish; the two mutations after it never start.
+      // The insert that was waiting was cancelled; the two mutations after it never started.
       await settle();
       expect(await countCategories(app(), 'Locked')).toBeLessThanOrEqual(1);
     });
