@@ -11,7 +11,7 @@ import { buildConnection, connectionArgs, connectionPage } from './connection.js
 import { PetConnection } from './pet.js';
 import { PetStatus } from './pet-status.js';
 
-builder.prismaObject('Category', {
+export const Category = builder.prismaObject('Category', {
   fields: (t) => ({
     id: t.id({ resolve: (category) => String(category.id) }),
     name: t.exposeString('name'),

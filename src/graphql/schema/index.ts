@@ -6,6 +6,7 @@ import './order.js';
 import './order-change.js';
 import './pet.js';
 import './pet-change.js';
+import './relations.js';
 
 const stabilityDirectives = [
   new GraphQLDirective({

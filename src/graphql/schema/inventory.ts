@@ -11,7 +11,7 @@ function petOf(item: { petId: bigint }, ctx: GraphQLContext) {
   return existing(ctx.loaders.pet.load(item.petId), `pet of inventory item ${item.petId}`);
 }
 
-const InventoryItem = builder.prismaObject('InventoryItem', {
+export const InventoryItem = builder.prismaObject('InventoryItem', {
   fields: (t) => ({
     petId: t.id({ resolve: (item) => String(item.petId) }),
     quantity: t.exposeInt('quantity'),
@@ -20,7 +20,6 @@ const InventoryItem = builder.prismaObject('InventoryItem', {
       type: PetStatus,
       resolve: async (item, _args, ctx) => (await petOf(item, ctx)).status,
     }),
-    pet: t.relation('pet', { resolve: (_query, item, _args, ctx) => petOf(item, ctx) }),
   }),
 });
 

@@ -6,7 +6,6 @@ import {
   placeOrder,
   updateOrder,
 } from '../../domain/orders.js';
-import { existing } from '../loaders.js';
 import { builder } from './builder.js';
 import { connectionArgs, connectionType, resolveListConnection } from './connection.js';
 
@@ -17,10 +16,6 @@ export const Order = builder.prismaObject('Order', {
     quantity: t.exposeInt('quantity'),
     shipDate: t.expose('shipDate', { type: 'DateTime', nullable: true }),
     complete: t.exposeBoolean('complete'),
-    pet: t.relation('pet', {
-      resolve: (_query, order, _args, ctx) =>
-        existing(ctx.loaders.pet.load(order.petId), `pet of order ${order.id}`),
-    }),
   }),
 });
 

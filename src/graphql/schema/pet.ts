@@ -1,7 +1,7 @@
 import { requireScope } from '../../domain/authorization.js';
 import { parseId } from '../../domain/ids.js';
 import { countPets, createPet, deletePet, listPets, updatePet } from '../../domain/pets.js';
-import { existing, primed } from '../loaders.js';
+import { primed } from '../loaders.js';
 import { builder } from './builder.js';
 import {
   buildConnection,
@@ -19,17 +19,6 @@ export const Pet = builder.prismaObject('Pet', {
     name: t.exposeString('name'),
     categoryId: t.id({ resolve: (pet) => String(pet.categoryId) }),
     status: t.expose('status', { type: PetStatus }),
-    // Relations are read through the request's loaders, never folded into the parent's query.
-    category: t.relation('category', {
-      resolve: (_query, pet, _args, ctx) =>
-        existing(ctx.loaders.category.load(pet.categoryId), `category of pet ${pet.id}`),
-    }),
-    inventory: t.relation('inventory', {
-      nullable: false,
-      onNull: 'error',
-      resolve: (_query, pet, _args, ctx) =>
-        existing(ctx.loaders.inventory.load(pet.id), `inventory of pet ${pet.id}`),
-    }),
     orders: t.field({
       type: OrderConnection,
       // Nullable: a caller without orders:read keeps the pet and gets this field's error.
