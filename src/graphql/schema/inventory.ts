@@ -7,7 +7,8 @@ import { builder } from './builder.js';
 import { connectionArgs, connectionType, resolveListConnection } from './connection.js';
 import { PetStatus } from './pet-status.js';
 
-function petOf(item: { petId: bigint }, ctx: GraphQLContext) {
+/** The pet of an inventory item (its status is the item's). */
+export function petOf(item: { petId: bigint }, ctx: GraphQLContext) {
   return existing(ctx.loaders.pet.load(item.petId), `pet of inventory item ${item.petId}`);
 }
 

@@ -1,8 +1,7 @@
-import type { GraphQLContext } from '../context.js';
 import { existing } from '../loaders.js';
 import { builder } from './builder.js';
 import { Category } from './category.js';
-import { InventoryItem } from './inventory.js';
+import { InventoryItem, petOf } from './inventory.js';
 import { Order } from './order.js';
 import { Pet } from './pet.js';
 
@@ -11,9 +10,6 @@ import { Pet } from './pet.js';
  * `t.relation`, whose wrapper plans a Prisma query for every row it resolves; and in a file of
  * their own because the types refer to each other, which TypeScript cannot infer within them.
  */
-
-const petOf = (petId: bigint, ctx: GraphQLContext, what: string) =>
-  existing(ctx.loaders.pet.load(petId), what);
 
 builder.prismaObjectFields(Pet, (t) => ({
   category: t.field({
@@ -31,13 +27,14 @@ builder.prismaObjectFields(Pet, (t) => ({
 builder.prismaObjectField(Order, 'pet', (t) =>
   t.field({
     type: Pet,
-    resolve: (order, _args, ctx) => petOf(order.petId, ctx, `pet of order ${order.id}`),
+    resolve: (order, _args, ctx) =>
+      existing(ctx.loaders.pet.load(order.petId), `pet of order ${order.id}`),
   }),
 );
 
 builder.prismaObjectField(InventoryItem, 'pet', (t) =>
   t.field({
     type: Pet,
-    resolve: (item, _args, ctx) => petOf(item.petId, ctx, `pet of inventory item ${item.petId}`),
+    resolve: (item, _args, ctx) => petOf(item, ctx),
   }),
 );
