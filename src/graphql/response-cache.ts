@@ -17,7 +17,14 @@ import {
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import type { Entity } from '../http/response-cache.js';
-import { ANY, entityTag, listTag, type ResponseStore, type Tag } from '../http/response-cache.js';
+import {
+  ANY,
+  entityTag,
+  isCacheable,
+  listTag,
+  type ResponseStore,
+  type Tag,
+} from '../http/response-cache.js';
 import type { Metrics } from '../observability/metrics.js';
 
 /** The entity each GraphQL object type shows, for eviction; other object types evict on any write. */
@@ -36,9 +43,6 @@ const entityOfType: Record<string, Entity> = {
 
 /** Object types that hold no data of their own. */
 const neutralTypes = new Set(['Query', 'PageInfo']);
-
-/** Only requests without a token are cached: nothing in them can depend on a caller's scopes. */
-export const isCacheable = (request: Request) => !request.headers.has('authorization');
 
 /**
  * The tags of a document, known before it runs: every list it asks for (`pets`, `categories`,

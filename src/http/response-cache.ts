@@ -25,6 +25,9 @@ export function changeTags(change: Change): Tag[] {
   return [entityTag(change.entity, id), listTag(change.entity), ANY];
 }
 
+/** Only requests without a token are cached: nothing in them can depend on a caller's scopes. */
+export const isCacheable = (request: Request) => !request.headers.has('authorization');
+
 export interface ResponseCacheOptions {
   /** How long a response stays (ms); > 0. */
   ttlMs: number;

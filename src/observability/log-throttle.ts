@@ -2,7 +2,7 @@ import type { FailureLog } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
 
 /** One line per cause and logger within this time; the rest are counted, not written. */
-export const throttleIntervalMs = 1000;
+const throttleIntervalMs = 1000;
 
 interface CauseState {
   /** When the last line for this cause was written (monotonic milliseconds). */
@@ -20,7 +20,7 @@ const causes = new WeakMap<Logger, Map<string, CauseState>>();
  * were left out since the previous one. The message is the cause, so write it as a fixed
  * sentence and put the details in `fields`.
  */
-export function logThrottled(
+function logThrottled(
   logger: Logger,
   level: 'warn' | 'error',
   fields: Record<string, unknown>,

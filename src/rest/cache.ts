@@ -1,6 +1,12 @@
 import type { Context } from 'hono';
 import type { AppEnv } from '../http/env.js';
-import { entityTag, listTag, type ResponseStore, type Tag } from '../http/response-cache.js';
+import {
+  entityTag,
+  isCacheable,
+  listTag,
+  type ResponseStore,
+  type Tag,
+} from '../http/response-cache.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Route } from './route.js';
 
@@ -34,7 +40,7 @@ export async function cachedRead(
   spec: Route['spec'],
   run: () => Promise<Response>,
 ): Promise<Response> {
-  if (c.req.header('authorization') !== undefined) return run();
+  if (!isCacheable(c.req.raw)) return run();
   const tags = routeTags(spec, c.req.param() as Record<string, string>);
   if (!tags) return run();
   const url = new URL(c.req.url);
