@@ -52,6 +52,11 @@ export interface ServerFigures {
   /** Max throughput: median and range over the saturation runs. */
   reqPerSec: Spread;
   saturationRuns: number[];
+  /**
+   * SQL statements per answered request over the saturation runs: below the sequential count when
+   * concurrent requests share statements (the product's coalesced reads).
+   */
+  statementsUnderLoad: number;
   /** Latency at the fixed rate, medians over the fixed-rate runs. */
   latency: { rate: number; achieved: number; p50: number; p99: number };
   rateRuns: LoadResult[];
@@ -122,8 +127,16 @@ export async function measure(
   for (const server of servers) await run(server, plan.warmupSeconds);
 
   const saturation = new Map<ServerProcess, number[]>(servers.map((server) => [server, []]));
+  const underLoad = new Map(servers.map((server) => [server, { statements: 0, requests: 0 }]));
   await alternate(plan.runs, async (server) => {
-    saturation.get(server)?.push((await run(server, plan.runSeconds)).reqPerSec);
+    const before = (await server.stats()).statements;
+    const result = await run(server, plan.runSeconds);
+    const counts = underLoad.get(server);
+    if (counts) {
+      counts.statements += (await server.stats()).statements - before;
+      counts.requests += result.ok;
+    }
+    saturation.get(server)?.push(result.reqPerSec);
   });
 
   const slowest = Math.min(...servers.map((server) => median(saturation.get(server) ?? [])));
@@ -136,9 +149,11 @@ export async function measure(
   const figures = (server: ServerProcess): ServerFigures => {
     const runs = saturation.get(server) ?? [];
     const rateRuns = atRate.get(server) ?? [];
+    const counts = underLoad.get(server);
     return {
       reqPerSec: spread(runs),
       saturationRuns: runs,
+      statementsUnderLoad: counts?.requests ? counts.statements / counts.requests : Number.NaN,
       latency: {
         rate,
         achieved: median(rateRuns.map((result) => result.reqPerSec)),

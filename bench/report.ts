@@ -56,6 +56,7 @@ function row(
     ms(figures.latency.p50),
     ms(figures.latency.p99),
     statements === undefined ? '–' : String(Number(statements.toFixed(2))),
+    Number.isFinite(figures.statementsUnderLoad) ? figures.statementsUnderLoad.toFixed(2) : '–',
     mb(figures.peakRssBytes),
   ].join(' | ')} |`;
 }
@@ -69,8 +70,8 @@ function scenarioTable(result: ScenarioResult): string {
   const lines = [
     heading,
     `${integer.format(result.distinctRequests)} distinct requests; latency at ${integer.format(result.product.latency.rate)} req/s (half of the slower server's max).\n`,
-    '| server | req/s median (min–max) | ratio to baseline | req/s at half load | p50 ms | p99 ms | SQL/req | peak RSS |',
-    '|---|--:|--:|--:|--:|--:|--:|--:|',
+    '| server | req/s median (min–max) | ratio to baseline | req/s at half load | p50 ms | p99 ms | SQL/req | SQL/req under load | peak RSS |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|',
     row('product', result.product, ratio, result.statementsPerRequest?.product),
   ];
   if (result.baseline) {

@@ -1,6 +1,5 @@
 import { type DestinationStream, type Logger, pino } from 'pino';
 import type { Config } from './config.js';
-import { requestContext } from './observability/request-context.js';
 
 export type { Logger };
 
@@ -16,10 +15,6 @@ export function createLogger(level: Config['logLevel'], destination?: Destinatio
     {
       level,
       base: undefined,
-      mixin: () => {
-        const request = requestContext.getStore();
-        return request ? { requestId: request.requestId } : {};
-      },
       redact: {
         paths: [
           ...secrets,

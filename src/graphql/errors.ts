@@ -1,4 +1,5 @@
-import { GraphQLError } from 'graphql';
+import { type ExecutionResult, GraphQLError } from 'graphql';
+import { handleStreamOrSingleExecutionResult, type Plugin } from 'graphql-yoga';
 import { WWW_AUTHENTICATE } from '../auth/tokens.js';
 import { classifyError, type ErrorBody, errorStatus } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
@@ -46,21 +47,43 @@ export function errorCodeOf(error: unknown): string {
   return classifyError(cause, raisedByServer).body.code;
 }
 
+/** What the classifier says of a GraphQL error: its contract body, and how to log its cause. */
+function classify(error: GraphQLError) {
+  const { cause, raisedByServer } = causeOf(error);
+  return { cause, raisedByServer, ...classifyError(cause, raisedByServer) };
+}
+
 /**
- * Gives every error the contract's `code` and `status`, as the one classifier decides
- * (`classifyError`): domain errors keep their message, the GraphQL server's own errors get the
- * contract's codes, anything unexpected is logged and masked to INTERNAL with no detail.
+ * The GraphQL edge's error handling, as the one classifier decides (`classifyError`):
+ * - `maskError` gives every error the contract's `code` and `status`: domain errors keep their
+ *   message, the GraphQL server's own errors get the contract's codes, anything unexpected is
+ *   masked to INTERNAL with no detail;
+ * - `logFailures` logs what the classifier says to log (unexpected errors, throttled outages) for
+ *   execution and subscription events, with the operation's request id. It runs before the masker
+ *   sees the errors; what fails before execution (a plugin, the context) the masker logs itself,
+ *   without the id (the access line of the request has it, with the status).
+ *
+ * The request id is passed, not found through `AsyncLocalStorage`: on Node 20 that enables
+ * promise hooks for every promise of the process, which cost 10 to 20% of throughput
+ * (bench/README.md).
  */
-export function createErrorMasker(logger: Logger) {
-  return function maskError(error: unknown): Error {
+export function createErrorHandling(logger: Logger) {
+  const logged = new WeakSet<GraphQLError>();
+  const log = (error: GraphQLError, requestId?: string) => {
+    if (logged.has(error)) return;
+    logged.add(error);
+    const { cause, log } = classify(error);
+    logFailure(logger, log, { err: cause, path: error.path, requestId });
+  };
+
+  function maskError(error: unknown): Error {
     const graphqlError =
       error instanceof GraphQLError
         ? error
         : // Thrown outside any resolver, e.g. by a plugin reading the database before execution.
           new GraphQLError('Unexpected error', { originalError: error as Error });
-    const { cause, raisedByServer } = causeOf(graphqlError);
-    const { body, log } = classifyError(cause, raisedByServer);
-    logFailure(logger, log, { err: cause, path: graphqlError.path });
+    log(graphqlError);
+    const { body, raisedByServer } = classify(graphqlError);
     const masked = withBody(graphqlError, body);
     if (body.code === 'UNAUTHENTICATED') {
       // A missing token: say how to authenticate, without changing the execution's HTTP status.
@@ -71,5 +94,23 @@ export function createErrorMasker(logger: Logger) {
       masked.extensions.http = { status: body.status, spec: true };
     }
     return masked;
+  }
+
+  const logResult =
+    (requestId: string) =>
+    ({ result }: { result: ExecutionResult }) => {
+      for (const error of result.errors ?? []) log(error, requestId);
+    };
+  const logFailures: Plugin<{ requestId: string }> = {
+    onExecute: ({ args }) => ({
+      onExecuteDone: (payload) =>
+        handleStreamOrSingleExecutionResult(payload, logResult(args.contextValue.requestId)),
+    }),
+    onSubscribe: ({ args }) => ({
+      onSubscribeResult: (payload) =>
+        handleStreamOrSingleExecutionResult(payload, logResult(args.contextValue.requestId)),
+    }),
   };
+
+  return { maskError, logFailures };
 }

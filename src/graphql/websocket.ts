@@ -15,7 +15,6 @@ import { anonymous, type Viewer } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
 import { clientKey } from '../http/rate-limit.js';
 import type { Logger } from '../logger.js';
-import { requestContext } from '../observability/request-context.js';
 import type { GraphQLEdge } from './yoga.js';
 
 /** The path WebSocket clients connect to: the same as GraphQL over HTTP. */
@@ -131,45 +130,43 @@ export function serveWebSockets(server: Server, options: WebSocketOptions): WebS
       },
       async onSubscribe(ctx, _id, payload: SubscribePayload) {
         const requestId = randomUUID();
-        return requestContext.run({ requestId }, async () => {
-          try {
-            const params = {
-              query: payload.query,
-              operationName: payload.operationName ?? undefined,
-              variables: payload.variables ?? undefined,
-              extensions: payload.extensions ?? undefined,
-            };
-            const enveloped = graphql.yoga.getEnveloped({
-              requestId,
-              viewer: ctx.extra.viewer ?? anonymous,
-              client: ctx.extra.client ?? 'unknown',
-              params,
-            });
-            // Parsing enforces the token limit; validation the depth and alias limits.
-            const document = enveloped.parse(params.query);
-            const errors = enveloped.validate(enveloped.schema, document);
-            if (errors.length > 0) return errors.flatMap((error: GraphQLError) => refuse(error));
-            const operation = getOperationAST(document, params.operationName);
-            if (operation && operation.operation !== 'subscription') {
-              throw new DomainError(
-                'METHOD_NOT_ALLOWED',
-                `The WebSocket carries subscriptions; send a ${operation.operation} by POST to /graphql`,
-              );
-            }
-            await graphql.checkCost([params]);
-            const args: ExecutionArgs = {
-              schema: enveloped.schema,
-              document,
-              operationName: params.operationName,
-              variableValues: params.variables,
-              contextValue: await enveloped.contextFactory(),
-              rootValue: { execute: enveloped.execute, subscribe: enveloped.subscribe },
-            };
-            return args;
-          } catch (error) {
-            return refuse(error);
+        try {
+          const params = {
+            query: payload.query,
+            operationName: payload.operationName ?? undefined,
+            variables: payload.variables ?? undefined,
+            extensions: payload.extensions ?? undefined,
+          };
+          const enveloped = graphql.yoga.getEnveloped({
+            requestId,
+            viewer: ctx.extra.viewer ?? anonymous,
+            client: ctx.extra.client ?? 'unknown',
+            params,
+          });
+          // Parsing enforces the token limit; validation the depth and alias limits.
+          const document = enveloped.parse(params.query);
+          const errors = enveloped.validate(enveloped.schema, document);
+          if (errors.length > 0) return errors.flatMap((error: GraphQLError) => refuse(error));
+          const operation = getOperationAST(document, params.operationName);
+          if (operation && operation.operation !== 'subscription') {
+            throw new DomainError(
+              'METHOD_NOT_ALLOWED',
+              `The WebSocket carries subscriptions; send a ${operation.operation} by POST to /graphql`,
+            );
           }
-        });
+          await graphql.checkCost([params]);
+          const args: ExecutionArgs = {
+            schema: enveloped.schema,
+            document,
+            operationName: params.operationName,
+            variableValues: params.variables,
+            contextValue: await enveloped.contextFactory(),
+            rootValue: { execute: enveloped.execute, subscribe: enveloped.subscribe },
+          };
+          return args;
+        } catch (error) {
+          return refuse(error);
+        }
       },
       onNext: (_ctx, _id, _payload, _args, result: ExecutionResult) =>
         result.errors ? { ...result, errors: result.errors.map(contractJson) } : result,

@@ -12,7 +12,7 @@ import type { ResponseStore } from '../http/response-cache.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { createContext, type GraphQLContext } from './context.js';
-import { createErrorMasker } from './errors.js';
+import { createErrorHandling } from './errors.js';
 import { batchLimit, type CostCheck, costLimit, costRule, queryLimits } from './limits.js';
 import { ListItemBudget } from './list-items.js';
 import { createLoaders, createSharedReads, type SharedReads } from './loaders.js';
@@ -114,8 +114,12 @@ export function createGraphQLHandler(options: YogaOptions): GraphQLEdge {
         countCategories({ db: database.prisma, viewer: anonymous, changes: readOnly }),
     },
   });
-  const maskError = createErrorMasker(options.logger);
-  return { yoga: createYogaServer(options, checkCost, maskError), checkCost, maskError };
+  const errors = createErrorHandling(options.logger);
+  return {
+    yoga: createYogaServer(options, checkCost, errors),
+    checkCost,
+    maskError: errors.maskError,
+  };
 }
 
 function createYogaServer(
@@ -130,7 +134,7 @@ function createYogaServer(
     persistedManifest,
   }: YogaOptions,
   checkCost: CostCheck,
-  maskError: (error: unknown) => Error,
+  { maskError, logFailures }: ReturnType<typeof createErrorHandling>,
 ) {
   const shared = createSharedReads(database.prisma);
   // One budget per HTTP request: the operations of a batch share it.
@@ -188,6 +192,7 @@ function createYogaServer(
       documentErrorCodes,
       logOperationNames(),
       graphqlMetrics(metrics),
+      logFailures,
     ],
   });
 }

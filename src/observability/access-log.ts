@@ -1,7 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AccessLogFields, AppEnv } from '../http/env.js';
 import type { Logger } from '../logger.js';
-import { requestContext } from './request-context.js';
 import { requestIdFrom } from './request-id.js';
 
 function setResponseHeader(c: Context, name: string, value: string) {
@@ -28,7 +27,7 @@ export function accessLog(logger: Logger): MiddlewareHandler<AppEnv> {
     c.set('requestId', requestId);
     c.set('accessLog', fields);
     // Every line logged while serving the request carries its id (see createLogger).
-    await requestContext.run({ requestId }, next);
+    await next();
     setResponseHeader(c, 'X-Request-Id', requestId);
     const status = c.res.status;
     const line = {

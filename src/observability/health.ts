@@ -50,7 +50,7 @@ export function healthRoutes(
       logFailure(
         logger,
         { level: 'warn', message: 'not ready: the database cannot be reached', throttled: true },
-        { err: error },
+        { err: error, requestId: c.get('requestId') },
       );
       const body = new DomainError('UNAVAILABLE', unavailableMessage).toBody();
       return c.json(body, 503, noStore);

@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
 import { describeDb, useTestApp } from '../helpers/app.js';
+import { captureLogs } from '../helpers/logs.js';
 
 function post(body: unknown, accept = 'application/graphql-response+json') {
   return new Request('http://petstore.test/graphql', {
@@ -10,7 +11,8 @@ function post(body: unknown, accept = 'application/graphql-response+json') {
 }
 
 describeDb('GraphQL request errors', () => {
-  const app = useTestApp();
+  const logs = captureLogs('warn');
+  const app = useTestApp({ LOG_LEVEL: 'warn' }, { logger: logs.logger });
 
   it('answers a syntax error with 400 GRAPHQL_PARSE_FAILED', async () => {
     const response = await app().fetch(post({ query: '{ pets { ' }));
@@ -48,6 +50,15 @@ describeDb('GraphQL request errors', () => {
     expect(body.errors[0].extensions).toEqual({ code: 'INTERNAL', status: 500 });
     expect(body.errors[0].message).toBe('Unexpected error; it has been logged.');
     expect(JSON.stringify(body)).not.toMatch(/InventoryItem|SELECT|at \//);
+    // Logged once, with the path and the request id the client was given to quote.
+    expect(logs.lines.filter((line) => line.msg === 'unexpected error')).toEqual([
+      expect.objectContaining({
+        level: 50,
+        requestId: broken.headers.get('x-request-id'),
+        path: ['inventories'],
+        err: expect.objectContaining({ message: expect.stringMatching(/InventoryItem/) }),
+      }),
+    ]);
   });
 
   it('serves GraphiQL to a browser', async () => {
