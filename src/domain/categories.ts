@@ -1,4 +1,3 @@
-import type { Prisma } from '../generated/sqlite/client.js';
 import { requireScope } from './authorization.js';
 import type { DomainContext } from './context.js';
 import { isPrismaError } from './database-errors.js';
@@ -11,9 +10,6 @@ export interface CategoryInput {
   description?: string | null | undefined;
 }
 
-/** The Prisma selection (include/select) that GraphQL plans for a request and passes through. */
-type Selection = Pick<Prisma.CategoryFindManyArgs, 'select' | 'include'>;
-
 function categoryData(input: CategoryInput) {
   const name = requiredText(input.name, 'name', 100);
   return {
@@ -23,12 +19,12 @@ function categoryData(input: CategoryInput) {
   };
 }
 
-export function getCategory(ctx: DomainContext, rawId: unknown, selection: Selection = {}) {
-  return ctx.db.category.findUnique({ ...selection, where: { id: parseId(rawId, 'id') } });
+export function getCategory(ctx: DomainContext, rawId: unknown) {
+  return ctx.db.category.findUnique({ where: { id: parseId(rawId, 'id') } });
 }
 
-export function listCategories(ctx: DomainContext, selection: Selection = {}) {
-  return ctx.db.category.findMany({ ...selection, orderBy: { id: 'asc' } });
+export function listCategories(ctx: DomainContext) {
+  return ctx.db.category.findMany({ orderBy: { id: 'asc' } });
 }
 
 export function countCategories(ctx: DomainContext) {
@@ -41,17 +37,12 @@ export async function requireCategory(ctx: DomainContext, rawId: unknown) {
   return category;
 }
 
-/** `selection` is what to return (GraphQL passes what the request asks for). */
-export async function createCategory(
-  ctx: DomainContext,
-  input: CategoryInput,
-  selection: Selection = {},
-) {
+export async function createCategory(ctx: DomainContext, input: CategoryInput) {
   requireScope(ctx.viewer, 'pets:write');
   const data = categoryData(input);
   let category: Awaited<ReturnType<typeof ctx.db.category.create>>;
   try {
-    category = await ctx.db.category.create({ ...selection, data });
+    category = await ctx.db.category.create({ data });
   } catch (error) {
     throw nameTaken(error, data.name);
   }
@@ -60,18 +51,13 @@ export async function createCategory(
 }
 
 /** Replaces a category's name and description (an omitted description is cleared). */
-export async function updateCategory(
-  ctx: DomainContext,
-  rawId: unknown,
-  input: CategoryInput,
-  selection: Selection = {},
-) {
+export async function updateCategory(ctx: DomainContext, rawId: unknown, input: CategoryInput) {
   requireScope(ctx.viewer, 'pets:write');
   const id = parseId(rawId, 'id');
   const data = categoryData(input);
   let category: Awaited<ReturnType<typeof ctx.db.category.update>>;
   try {
-    category = await ctx.db.category.update({ ...selection, where: { id }, data });
+    category = await ctx.db.category.update({ where: { id }, data });
   } catch (error) {
     if (isPrismaError(error, 'P2025'))
       throw new DomainError('CATEGORY_NOT_FOUND', `Category ${id} does not exist`);

@@ -1,4 +1,3 @@
-import type { Prisma } from '../generated/sqlite/client.js';
 import { requireScope } from './authorization.js';
 import type { DomainContext } from './context.js';
 import { parseId } from './ids.js';
@@ -9,18 +8,22 @@ import { integerInRange } from './validation.js';
 
 export const MAX_STOCK = 1_000_000;
 
-/** The Prisma selection (include/select) that GraphQL plans for a request and passes through. */
-type Selection = Pick<Prisma.InventoryItemFindManyArgs, 'select' | 'include'>;
+/** The pet's status, which an inventory item shows on REST (GraphQL reads it through a loader). */
+const withPetStatus = { include: { pet: { select: { status: true } } } } as const;
 
-export function getInventoryItem(ctx: DomainContext, rawPetId: unknown, selection: Selection = {}) {
+export function getInventoryItem(ctx: DomainContext, rawPetId: unknown) {
   return ctx.db.inventoryItem.findUnique({
-    ...selection,
+    ...withPetStatus,
     where: { petId: parseId(rawPetId, 'petId') },
   });
 }
 
-export function listInventory(ctx: DomainContext, page: Page, selection: Selection = {}) {
-  return ctx.db.inventoryItem.findMany({ ...selection, ...pageArgs(page, {}, 'petId') });
+export function listInventory(ctx: DomainContext, page: Page) {
+  return ctx.db.inventoryItem.findMany(pageArgs(page, {}, 'petId'));
+}
+
+export function listInventoryWithStatus(ctx: DomainContext, page: Page) {
+  return ctx.db.inventoryItem.findMany({ ...withPetStatus, ...pageArgs(page, {}, 'petId') });
 }
 
 export function countInventory(ctx: DomainContext) {
@@ -28,12 +31,7 @@ export function countInventory(ctx: DomainContext) {
 }
 
 /** Sets a pet's stock. Stock above 0 makes a sold pet available again; 0 changes no status. */
-export async function updateInventory(
-  ctx: DomainContext,
-  rawPetId: unknown,
-  quantity: number,
-  selection: Selection = {},
-) {
+export async function updateInventory(ctx: DomainContext, rawPetId: unknown, quantity: number) {
   requireScope(ctx.viewer, 'inventory:write');
   const petId = parseId(rawPetId, 'petId');
   const stock = integerInRange(quantity, 'quantity', 0, MAX_STOCK);
@@ -49,7 +47,7 @@ export async function updateInventory(
         data: { status: 'available' },
       });
     }
-    return tx.inventoryItem.findUniqueOrThrow({ ...selection, where: { petId } });
+    return tx.inventoryItem.findUniqueOrThrow({ where: { petId } });
   });
   // Stock above 0 may have made a sold pet available.
   await ctx.changes.publish([

@@ -27,9 +27,6 @@ export interface OrderFilter {
   complete?: boolean | null | undefined;
 }
 
-/** The Prisma selection (include/select) that GraphQL plans for a request and passes through. */
-type Selection = Pick<Prisma.OrderFindManyArgs, 'select' | 'include'>;
-
 export function ordersWhere(filter: OrderFilter): Prisma.OrderWhereInput {
   return {
     petId: filter.petId == null ? undefined : parseId(filter.petId, 'petId'),
@@ -37,19 +34,14 @@ export function ordersWhere(filter: OrderFilter): Prisma.OrderWhereInput {
   };
 }
 
-export function getOrder(ctx: DomainContext, rawId: unknown, selection: Selection = {}) {
+export function getOrder(ctx: DomainContext, rawId: unknown) {
   requireScope(ctx.viewer, 'orders:read');
-  return ctx.db.order.findUnique({ ...selection, where: { id: parseId(rawId, 'id') } });
+  return ctx.db.order.findUnique({ where: { id: parseId(rawId, 'id') } });
 }
 
-export function listOrders(
-  ctx: DomainContext,
-  filter: OrderFilter,
-  page: Page,
-  selection: Selection = {},
-) {
+export function listOrders(ctx: DomainContext, filter: OrderFilter, page: Page) {
   requireScope(ctx.viewer, 'orders:read');
-  return ctx.db.order.findMany({ ...selection, ...pageArgs(page, ordersWhere(filter), 'id') });
+  return ctx.db.order.findMany({ ...pageArgs(page, ordersWhere(filter), 'id') });
 }
 
 export function countOrders(ctx: DomainContext, filter: OrderFilter) {
@@ -70,11 +62,7 @@ export function countOrders(ctx: DomainContext, filter: OrderFilter) {
  * request time limit bounds it: an order whose request timed out is rolled back, never committed
  * when a lock it waited for goes away.
  */
-export async function placeOrder(
-  ctx: DomainContext,
-  input: NewOrderInput,
-  selection: Selection = {},
-) {
+export async function placeOrder(ctx: DomainContext, input: NewOrderInput) {
   requireScope(ctx.viewer, 'orders:write');
   const petId = parseId(input.petId, 'petId');
   const quantity = integerInRange(input.quantity, 'quantity', 1, MAX_ORDER_QUANTITY);
@@ -89,10 +77,7 @@ export async function placeOrder(
       // Taking the last unit makes the pet sold.
       { entity: 'pet', kind: 'updated', id: petId },
     ]);
-    // The order's own columns are all here; relations the caller selected need one more read.
-    return selectsRelations(selection)
-      ? ctx.db.order.findUniqueOrThrow({ ...selection, where: { id: order.id } })
-      : order;
+    return order;
   }
   if (placed.status === undefined) {
     throw new DomainError('UNKNOWN_PET', `petId ${petId} names no existing pet`);
@@ -197,20 +182,8 @@ function toOrder(row: OrderRow): Order {
   };
 }
 
-const orderColumns = new Set(['id', 'petId', 'quantity', 'shipDate', 'complete']);
-
-function selectsRelations(selection: Selection): boolean {
-  if (selection.include && Object.values(selection.include).some(Boolean)) return true;
-  return Object.keys(selection.select ?? {}).some((key) => !orderColumns.has(key));
-}
-
 /** Updates shipDate and/or completes an order. Completion is final. */
-export async function updateOrder(
-  ctx: DomainContext,
-  rawId: unknown,
-  input: OrderUpdateInput,
-  selection: Selection = {},
-) {
+export async function updateOrder(ctx: DomainContext, rawId: unknown, input: OrderUpdateInput) {
   requireScope(ctx.viewer, 'orders:write');
   const id = parseId(rawId, 'id');
   const shipDate =
@@ -223,7 +196,7 @@ export async function updateOrder(
       const movesShipDate =
         shipDate !== undefined && shipDate?.getTime() !== order.shipDate?.getTime();
       if (reopens || movesShipDate) throw alreadyComplete(id, 'changed');
-      return tx.order.findUniqueOrThrow({ ...selection, where: { id } });
+      return tx.order.findUniqueOrThrow({ where: { id } });
     }
     // Nothing to change: on SQLite an updateMany with no data counts 0 rows, which is no conflict.
     if (shipDate === undefined && complete === undefined) return order;
@@ -232,7 +205,7 @@ export async function updateOrder(
       data: { shipDate, complete },
     });
     if (count === 0) throw alreadyComplete(id, 'changed');
-    return tx.order.findUniqueOrThrow({ ...selection, where: { id } });
+    return tx.order.findUniqueOrThrow({ where: { id } });
   });
   await ctx.changes.publish([{ entity: 'order', kind: 'updated', id, petId: order.petId }]);
   return order;

@@ -21,9 +21,6 @@ export interface PetFilter {
   categoryId?: unknown;
 }
 
-/** The Prisma selection (include/select) that GraphQL plans for a request and passes through. */
-type Selection = Pick<Prisma.PetFindManyArgs, 'select' | 'include'>;
-
 export function parseStatus(value: string, field = 'status'): PetStatus {
   if (!(petStatuses as readonly string[]).includes(value)) {
     throw validationFailed(`${field} must be one of ${petStatuses.join(', ')}`);
@@ -38,17 +35,12 @@ export function petsWhere(filter: PetFilter): Prisma.PetWhereInput {
   };
 }
 
-export function getPet(ctx: DomainContext, rawId: unknown, selection: Selection = {}) {
-  return ctx.db.pet.findUnique({ ...selection, where: { id: parseId(rawId, 'id') } });
+export function getPet(ctx: DomainContext, rawId: unknown) {
+  return ctx.db.pet.findUnique({ where: { id: parseId(rawId, 'id') } });
 }
 
-export function listPets(
-  ctx: DomainContext,
-  filter: PetFilter,
-  page: Page,
-  selection: Selection = {},
-) {
-  return ctx.db.pet.findMany({ ...selection, ...pageArgs(page, petsWhere(filter), 'id') });
+export function listPets(ctx: DomainContext, filter: PetFilter, page: Page) {
+  return ctx.db.pet.findMany({ ...pageArgs(page, petsWhere(filter), 'id') });
 }
 
 export function countPets(ctx: DomainContext, filter: PetFilter) {
@@ -72,13 +64,12 @@ async function checkedInput(ctx: DomainContext, input: PetInput) {
 }
 
 /** Creates a pet with its inventory item (quantity 0); status defaults to available. */
-export async function createPet(ctx: DomainContext, input: PetInput, selection: Selection = {}) {
+export async function createPet(ctx: DomainContext, input: PetInput) {
   requireScope(ctx.viewer, 'pets:write');
   const data = await checkedInput(ctx, input);
   let pet: Awaited<ReturnType<typeof ctx.db.pet.create>>;
   try {
     pet = await ctx.db.pet.create({
-      ...selection,
       data: { ...data, inventory: { create: { quantity: 0 } } },
     });
   } catch (error) {
@@ -92,19 +83,14 @@ export async function createPet(ctx: DomainContext, input: PetInput, selection: 
 }
 
 /** Replaces a pet's name, category and status; an omitted status keeps the current one. */
-export async function updatePet(
-  ctx: DomainContext,
-  rawId: unknown,
-  input: PetInput,
-  selection: Selection = {},
-) {
+export async function updatePet(ctx: DomainContext, rawId: unknown, input: PetInput) {
   requireScope(ctx.viewer, 'pets:write');
   const id = parseId(rawId, 'id');
   await requirePet(ctx, id);
   const data = await checkedInput(ctx, input);
   let pet: Awaited<ReturnType<typeof ctx.db.pet.update>>;
   try {
-    pet = await ctx.db.pet.update({ ...selection, where: { id }, data });
+    pet = await ctx.db.pet.update({ where: { id }, data });
   } catch (error) {
     if (isPrismaError(error, 'P2025')) throw petNotFound(id);
     throw unknownCategory(error, data.categoryId);

@@ -42,15 +42,15 @@ const NewCategory = builder.inputType('NewCategory', {
 });
 
 builder.queryFields((t) => ({
-  category: t.prismaField({
-    type: 'Category',
+  category: t.field({
+    type: Category,
     nullable: true,
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_query, _root, args, ctx) => ctx.loaders.category.load(parseId(args.id, 'id')),
+    resolve: (_root, args, ctx) => ctx.loaders.category.load(parseId(args.id, 'id')),
   }),
-  categories: t.prismaField({
-    type: ['Category'],
-    resolve: async (_query, _root, _args, ctx) => {
+  categories: t.field({
+    type: [Category],
+    resolve: async (_root, _args, ctx) => {
       const categories = await listCategories(ctx.domain);
       primed(ctx.loaders.category, categories, (category) => category.id);
       ctx.listItems.spend(categories.length);
@@ -60,15 +60,15 @@ builder.queryFields((t) => ({
 }));
 
 builder.mutationFields((t) => ({
-  createCategory: t.prismaField({
-    type: 'Category',
+  createCategory: t.field({
+    type: Category,
     args: { input: t.arg({ type: NewCategory, required: true }) },
-    resolve: (query, _root, args, ctx) => createCategory(ctx.domain, args.input, query),
+    resolve: (_root, args, ctx) => createCategory(ctx.domain, args.input),
   }),
-  updateCategory: t.prismaField({
-    type: 'Category',
+  updateCategory: t.field({
+    type: Category,
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: NewCategory, required: true }) },
-    resolve: (query, _root, args, ctx) => updateCategory(ctx.domain, args.id, args.input, query),
+    resolve: (_root, args, ctx) => updateCategory(ctx.domain, args.id, args.input),
   }),
   deleteCategory: t.id({
     args: { id: t.arg.id({ required: true }) },

@@ -31,11 +31,11 @@ const InventoryUpdate = builder.inputType('InventoryUpdate', {
 });
 
 builder.queryFields((t) => ({
-  inventory: t.prismaField({
-    type: 'InventoryItem',
+  inventory: t.field({
+    type: InventoryItem,
     nullable: true,
     args: { petId: t.arg.id({ required: true }) },
-    resolve: (_query, _root, args, ctx) => ctx.loaders.inventory.load(parseId(args.petId, 'petId')),
+    resolve: (_root, args, ctx) => ctx.loaders.inventory.load(parseId(args.petId, 'petId')),
   }),
   inventories: t.field({
     type: InventoryItemConnection,
@@ -50,16 +50,15 @@ builder.queryFields((t) => ({
 }));
 
 builder.mutationFields((t) => ({
-  updateInventory: t.prismaField({
-    type: 'InventoryItem',
+  updateInventory: t.field({
+    type: InventoryItem,
     directives: { beta: {} },
     description: 'Sets the stock of a pet. Beta: the shape may still change.',
     args: {
       petId: t.arg.id({ required: true }),
       input: t.arg({ type: InventoryUpdate, required: true }),
     },
-    resolve: (query, _root, args, ctx) =>
-      updateInventory(ctx.domain, args.petId, args.input.quantity, query),
+    resolve: (_root, args, ctx) => updateInventory(ctx.domain, args.petId, args.input.quantity),
   }),
 }));
 

@@ -37,11 +37,11 @@ const OrderUpdate = builder.inputType('OrderUpdate', {
 });
 
 builder.queryFields((t) => ({
-  order: t.prismaField({
-    type: 'Order',
+  order: t.field({
+    type: Order,
     nullable: true,
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_query, _root, args, ctx) => ctx.loaders.order.load(parseId(args.id, 'id')),
+    resolve: (_root, args, ctx) => ctx.loaders.order.load(parseId(args.id, 'id')),
   }),
   orders: t.field({
     type: OrderConnection,
@@ -58,15 +58,15 @@ builder.queryFields((t) => ({
 }));
 
 builder.mutationFields((t) => ({
-  placeOrder: t.prismaField({
-    type: 'Order',
+  placeOrder: t.field({
+    type: Order,
     args: { input: t.arg({ type: NewOrder, required: true }) },
-    resolve: (query, _root, args, ctx) => placeOrder(ctx.domain, args.input, query),
+    resolve: (_root, args, ctx) => placeOrder(ctx.domain, args.input),
   }),
-  updateOrder: t.prismaField({
-    type: 'Order',
+  updateOrder: t.field({
+    type: Order,
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: OrderUpdate, required: true }) },
-    resolve: (query, _root, args, ctx) => updateOrder(ctx.domain, args.id, args.input, query),
+    resolve: (_root, args, ctx) => updateOrder(ctx.domain, args.id, args.input),
   }),
   cancelOrder: t.id({
     args: { id: t.arg.id({ required: true }) },

@@ -50,11 +50,11 @@ const NewPet = builder.inputType('NewPet', {
 });
 
 builder.queryFields((t) => ({
-  pet: t.prismaField({
-    type: 'Pet',
+  pet: t.field({
+    type: Pet,
     nullable: true,
     args: { id: t.arg.id({ required: true }) },
-    resolve: (_query, _root, args, ctx) => ctx.loaders.pet.load(parseId(args.id, 'id')),
+    resolve: (_root, args, ctx) => ctx.loaders.pet.load(parseId(args.id, 'id')),
   }),
   pets: t.field({
     type: PetConnection,
@@ -72,15 +72,15 @@ builder.queryFields((t) => ({
 }));
 
 builder.mutationFields((t) => ({
-  createPet: t.prismaField({
-    type: 'Pet',
+  createPet: t.field({
+    type: Pet,
     args: { input: t.arg({ type: NewPet, required: true }) },
-    resolve: (query, _root, args, ctx) => createPet(ctx.domain, args.input, query),
+    resolve: (_root, args, ctx) => createPet(ctx.domain, args.input),
   }),
-  updatePet: t.prismaField({
-    type: 'Pet',
+  updatePet: t.field({
+    type: Pet,
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: NewPet, required: true }) },
-    resolve: (query, _root, args, ctx) => updatePet(ctx.domain, args.id, args.input, query),
+    resolve: (_root, args, ctx) => updatePet(ctx.domain, args.id, args.input),
   }),
   deletePet: t.id({
     args: { id: t.arg.id({ required: true }) },

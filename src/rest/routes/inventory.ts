@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import type { DomainContext } from '../../domain/context.js';
 import { parseId } from '../../domain/ids.js';
 import * as inventory from '../../domain/inventory.js';
-import { type PetStatus, petNotFound } from '../../domain/pets.js';
+import { petNotFound } from '../../domain/pets.js';
 import { pageOf } from '../query.js';
 import { presentInventoryItem, sendJson, sendPage } from '../respond.js';
 import { defineRoute } from '../route.js';
@@ -12,16 +12,8 @@ import { ok, page } from './success.js';
 const petPath = z.object({ petId: idParam('petId', 'The pet id.') });
 
 /** An inventory item with its pet's status, which the REST body carries. */
-const withStatus = { include: { pet: { select: { status: true } } } } as const;
-type ItemWithStatus = { petId: bigint; quantity: number; pet: { status: PetStatus } };
-
 async function requireItem(domain: DomainContext, petId: bigint) {
-  // The domain's query parameter is not generic, so the included pet is not in its result type.
-  const item = (await inventory.getInventoryItem(
-    domain,
-    petId,
-    withStatus,
-  )) as ItemWithStatus | null;
+  const item = await inventory.getInventoryItem(domain, petId);
   if (!item) throw petNotFound(petId);
   return item;
 }
@@ -38,11 +30,7 @@ export const listInventory = defineRoute(
     success: page(z.array(InventoryItem), 'A page of inventory items, by pet id.'),
   },
   async (c, { query }, { domain }) => {
-    const rows = (await inventory.listInventory(
-      domain,
-      pageOf(query),
-      withStatus,
-    )) as ItemWithStatus[];
+    const rows = await inventory.listInventoryWithStatus(domain, pageOf(query));
     const total = await inventory.countInventory(domain);
     return sendPage(c, rows.map(presentInventoryItem), total);
   },
