@@ -7,14 +7,18 @@ import { logFailure } from '../observability/log-throttle.js';
 
 function withBody(error: GraphQLError, { code, message, status }: ErrorBody): GraphQLError {
   // Only `http` (Yoga's status and headers, stripped from the body) is kept of other extensions.
-  const { http } = error.extensions;
-  return new GraphQLError(message, {
+  // A compiled query's errors (src/graphql/compiled-queries.ts) may have no extensions at all.
+  const http = error.extensions?.http;
+  const masked = new GraphQLError(message, {
     nodes: error.nodes,
     source: error.source,
     positions: error.positions,
     path: error.path,
     extensions: { code, status, ...(http ? { http } : {}) },
   });
+  // ...and carry their locations without the nodes they were computed from.
+  if (!masked.locations && error.locations) Object.assign(masked, { locations: error.locations });
+  return masked;
 }
 
 /** Parse and validation errors of a GraphQL document, with the contract's code and status. */

@@ -23,8 +23,9 @@ const phaseCodes: Record<string, string> = {
 
 function errorCode(params: FillLabelsFnParams): string {
   const { error, errorPhase } = params;
-  // A parse or validation error that no plugin has coded yet.
-  const uncoded = !(error instanceof GraphQLError && error.extensions.code);
+  // A parse or validation error that no plugin has coded yet (a compiled query's errors may have
+  // no extensions at all).
+  const uncoded = !(error instanceof GraphQLError && error.extensions?.code);
   return (uncoded && phaseCodes[errorPhase ?? '']) || errorCodeOf(error);
 }
 

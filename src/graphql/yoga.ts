@@ -11,6 +11,7 @@ import { renderGraphiQLPage } from '../http/graphiql.js';
 import type { ResponseStore } from '../http/response-cache.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../observability/metrics.js';
+import { compiledQueries } from './compiled-queries.js';
 import { createContext, type GraphQLContext } from './context.js';
 import { createErrorHandling } from './errors.js';
 import { batchLimit, type CostCheck, costLimit, costRule, queryLimits } from './limits.js';
@@ -186,6 +187,8 @@ function createYogaServer(
       batchLimit(limits.graphqlBatch),
       queryLimits(limits),
       costLimit(checkCost),
+      // Before the cache, which wraps the execute function it is handed.
+      compiledQueries(schema),
       ...(cache ? graphqlResponseCache({ schema, store: cache, metrics }) : []),
       executionSignal,
       uncachedReadsInMutations(shared),

@@ -1,0 +1,48 @@
+import { type DocumentNode, type GraphQLSchema, getOperationAST, getVariableValues } from 'graphql';
+import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
+import type { Plugin } from 'graphql-yoga';
+
+/**
+ * Queries run as JavaScript compiled for their document (graphql-jit), once per document and
+ * operation: the executor's per-field interpretation was the largest cost of a list after the
+ * database (bench/README.md). Everything else keeps the standard executor, whose behaviour the
+ * error tests pin down:
+ * - mutations and subscriptions (a mutation stops at the time limit through the executor's signal);
+ * - a query whose variables do not coerce: graphql-js's errors carry what the contract needs
+ *   (locations, the request-error status), graphql-jit's do not;
+ * - a document graphql-jit cannot compile.
+ * Yoga's parse cache hands the same document object for the same text, so the WeakMap holds.
+ */
+export function compiledQueries(schema: GraphQLSchema): Plugin {
+  const compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery | undefined>>();
+  const compiledFor = (document: DocumentNode, operationName: string | undefined) => {
+    let byName = compiled.get(document);
+    if (!byName) {
+      byName = new Map();
+      compiled.set(document, byName);
+    }
+    const key = operationName ?? '';
+    if (!byName.has(key)) {
+      const result = compileQuery(schema, document, operationName);
+      byName.set(key, isCompiledQuery(result) ? result : undefined);
+    }
+    return byName.get(key);
+  };
+  return {
+    onExecute({ executeFn, setExecuteFn }) {
+      // Decided on the arguments execution is called with: the response cache adds fields to the
+      // document it hands on (memoised, so the compiled query is reused).
+      setExecuteFn((args) => {
+        const operation = getOperationAST(args.document, args.operationName);
+        if (operation?.operation !== 'query') return executeFn(args);
+        const variables = args.variableValues ?? {};
+        const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables);
+        const query = coerced.errors
+          ? undefined
+          : compiledFor(args.document, args.operationName ?? undefined);
+        if (!query) return executeFn(args);
+        return query.query(args.rootValue, args.contextValue, variables);
+      });
+    },
+  };
+}
