@@ -8,6 +8,7 @@ import { migrate } from './db/migrate.js';
 import { seedSampleData } from './db/seed.js';
 import { type ChangeFeed, createMemoryChangeFeed } from './domain/changes.js';
 import { DomainError } from './domain/errors.js';
+import { createSharedReads } from './domain/shared-reads.js';
 import { loadPersistedManifest } from './graphql/persisted.js';
 import { Subscriptions } from './graphql/subscriptions.js';
 import { serveWebSockets, type WebSocketTransport } from './graphql/websocket.js';
@@ -108,8 +109,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         : new ResponseCache({ ttlMs, metrics })
       : undefined;
   const stopEvicting = cache?.listen(changes);
+  // Public reads by id, coalesced across the requests in flight on both edges.
+  const shared = createSharedReads(database.prisma);
   const graphql = createGraphQLHandler({
     database,
+    shared,
     changes,
     logger,
     limits: config.limits,
@@ -173,7 +177,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       { allow: 'GET, POST, OPTIONS' },
     ),
   );
-  app.route(REST_BASE_PATH, createRestApi({ database, changes, config, logger, metrics, cache }));
+  app.route(
+    REST_BASE_PATH,
+    createRestApi({ database, shared, changes, config, logger, metrics, cache }),
+  );
   app.notFound((c) =>
     errorResponse(c, new DomainError('NOT_FOUND', `No route ${c.req.method} ${c.req.path}`)),
   );

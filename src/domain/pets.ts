@@ -35,10 +35,6 @@ export function petsWhere(filter: PetFilter): Prisma.PetWhereInput {
   };
 }
 
-export function getPet(ctx: DomainContext, rawId: unknown) {
-  return ctx.db.pet.findUnique({ where: { id: parseId(rawId, 'id') } });
-}
-
 export function listPets(ctx: DomainContext, filter: PetFilter, page: Page) {
   return ctx.db.pet.findMany({ ...pageArgs(page, petsWhere(filter), 'id') });
 }

@@ -1,6 +1,7 @@
 import type { DomainContext } from '../domain/context.js';
+import type { SharedReads } from '../domain/shared-reads.js';
 import { ListItemBudget } from './list-items.js';
-import { createLoaders, type Loaders, type SharedReads } from './loaders.js';
+import { createLoaders, type Loaders } from './loaders.js';
 import type { Subscriber } from './subscriptions.js';
 
 /** Per-operation state shared by GraphQL resolvers: nothing here outlives the request. */

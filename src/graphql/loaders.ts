@@ -1,18 +1,14 @@
 import DataLoader from 'dataloader';
-import type { Db } from '../db/client.js';
 import {
-  categoriesByIds,
-  inventoryByPetIds,
   orderCountsByPet,
   orderPagesByPet,
   ordersByIds,
   petCountsByCategory,
   petPagesByCategory,
-  petsByIds,
 } from '../domain/batch-reads.js';
-import { readOnly } from '../domain/changes.js';
-import { anonymous, type DomainContext } from '../domain/context.js';
+import type { DomainContext } from '../domain/context.js';
 import type { Page } from '../domain/paging.js';
+import type { SharedReads } from '../domain/shared-reads.js';
 
 export interface LoaderOptions {
   /** Keep what was read for the rest of the operation (queries); mutations change it, so they don't. */
@@ -63,43 +59,6 @@ function perArguments<Args, Value>(
     return loader;
   };
 }
-
-/**
- * Public reads by id, coalesced across the requests in flight: one batch gathers the keys asked
- * for during a whole turn of the event loop (`setImmediate`), whichever requests asked, and reads
- * them with one statement. Nothing is cached, and only data that every caller may see (pets,
- * categories, stock) goes through here; what depends on the caller's scopes never does.
- */
-export function createSharedReads(db: Db) {
-  const domain: DomainContext = { db, viewer: anonymous, changes: readOnly };
-  const coalesced = <Row>(
-    read: (keys: readonly bigint[]) => Promise<Row[]>,
-    keyOf: (row: Row) => bigint,
-  ) =>
-    new DataLoader<bigint, Row | null>(
-      async (keys) => {
-        const rows = new Map((await read([...new Set(keys)])).map((row) => [keyOf(row), row]));
-        return keys.map((key) => rows.get(key) ?? null);
-      },
-      { cache: false, batchScheduleFn: (callback) => setImmediate(callback) },
-    );
-  return {
-    pets: coalesced(
-      (ids) => petsByIds(domain, ids),
-      (pet) => pet.id,
-    ),
-    categories: coalesced(
-      (ids) => categoriesByIds(domain, ids),
-      (category) => category.id,
-    ),
-    inventory: coalesced(
-      (ids) => inventoryByPetIds(domain, ids),
-      (item) => item.petId,
-    ),
-  };
-}
-
-export type SharedReads = ReturnType<typeof createSharedReads>;
 
 /** Reads `keys` through a shared loader, as rows (an error for any key fails them all). */
 async function through<Row>(shared: DataLoader<bigint, Row | null>, keys: readonly bigint[]) {

@@ -6,6 +6,7 @@ import { countCategories } from '../domain/categories.js';
 import { type ChangeFeed, readOnly } from '../domain/changes.js';
 import type { Viewer } from '../domain/context.js';
 import { anonymous } from '../domain/context.js';
+import type { SharedReads } from '../domain/shared-reads.js';
 import type { AccessLogFields } from '../http/env.js';
 import { renderGraphiQLPage } from '../http/graphiql.js';
 import type { ResponseStore } from '../http/response-cache.js';
@@ -16,7 +17,7 @@ import { createContext, type GraphQLContext } from './context.js';
 import { createErrorHandling } from './errors.js';
 import { batchLimit, type CostCheck, costLimit, costRule, queryLimits } from './limits.js';
 import { ListItemBudget } from './list-items.js';
-import { createLoaders, createSharedReads, type SharedReads } from './loaders.js';
+import { createLoaders } from './loaders.js';
 import { graphqlMetrics } from './metrics.js';
 import { logOperationNames } from './operation-log.js';
 import { type PersistedManifest, persistedOperations } from './persisted.js';
@@ -81,6 +82,8 @@ export interface YogaOptions {
   subscriptions: Subscriptions;
   /** The response cache shared with REST; none when it is off. */
   cache?: ResponseStore;
+  /** The public reads by id that REST and GraphQL requests in flight share (src/domain/shared-reads.ts). */
+  shared: SharedReads;
   /** Only these operations run (PERSISTED_OPERATIONS_ONLY); else automatic persisted queries. */
   persistedManifest?: PersistedManifest;
 }
@@ -133,11 +136,11 @@ function createYogaServer(
     subscriptions,
     cache,
     persistedManifest,
+    shared,
   }: YogaOptions,
   checkCost: CostCheck,
   { maskError, logFailures }: ReturnType<typeof createErrorHandling>,
 ) {
-  const shared = createSharedReads(database.prisma);
   // One budget per HTTP request: the operations of a batch share it.
   const listItemBudgets = new WeakMap<Request, ListItemBudget>();
   const listItemsOf = (request: Request | undefined) => {

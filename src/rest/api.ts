@@ -4,6 +4,7 @@ import type { Database } from '../db/client.js';
 import { requireScope } from '../domain/authorization.js';
 import type { ChangeFeed } from '../domain/changes.js';
 import { DomainError } from '../domain/errors.js';
+import type { SharedReads } from '../domain/shared-reads.js';
 import { bodyTooLargeMessage, limitBody } from '../http/body-limit.js';
 import type { AppEnv } from '../http/env.js';
 import type { ResponseStore } from '../http/response-cache.js';
@@ -19,6 +20,8 @@ export { REST_BASE_PATH } from './document.js';
 
 export interface RestApiOptions {
   database: Database;
+  /** Public reads by id, coalesced with GraphQL's. */
+  shared: SharedReads;
   changes: ChangeFeed;
   config: Config;
   logger: Logger;
@@ -36,6 +39,7 @@ const honoPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
  */
 export function createRestApi({
   database,
+  shared,
   changes,
   config,
   logger,
@@ -58,6 +62,7 @@ export function createRestApi({
       const run = () =>
         route.run(c, {
           domain: { db: database.prisma, viewer: c.get('viewer'), changes },
+          shared,
           config,
         });
       return cache && spec.cache ? cachedRead(c, cache, metrics, spec, run) : run();

@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import type { Scope } from '../domain/authorization.js';
 import type { DomainContext } from '../domain/context.js';
 import { type ErrorCode, validationFailed } from '../domain/errors.js';
+import type { SharedReads } from '../domain/shared-reads.js';
 import type { AppEnv } from '../http/env.js';
 import type { Entity } from '../http/response-cache.js';
 import { readJsonObject } from './body.js';
@@ -78,6 +79,8 @@ export interface RouteSpec<P, Q, B> {
 /** What a handler gets besides the request: the domain context and the configuration. */
 export interface HandlerDeps {
   domain: DomainContext;
+  /** Public reads by id, coalesced with those of the other requests in flight. */
+  shared: SharedReads;
   config: Config;
 }
 

@@ -176,6 +176,27 @@ describeDb('REST pets', () => {
     });
   });
 
+  it('reads concurrent pets by id with shared statements, and sees a write at once', async () => {
+    const pets = [];
+    for (let i = 0; i < 10; i++) pets.push(await makePet(app(), { name: `Shared ${i}` }));
+    const before = app().database.statementCount();
+    const responses = await Promise.all(
+      pets.map((pet) => rest<{ name: string }>(app(), 'GET', `/pets/${pet.id}`)),
+    );
+    expect(responses.map((response) => response.body.name)).toEqual(pets.map((pet) => pet.name));
+    // Ten requests, fewer statements than the ten they would cost one by one.
+    expect(app().database.statementCount() - before).toBeLessThan(10);
+
+    const pet = pets[0] as (typeof pets)[number];
+    const renamed = await rest(app(), 'PUT', `/pets/${pet.id}`, {
+      json: { name: 'Renamed', categoryId: Number(pet.categoryId) },
+    });
+    expect(renamed.status).toBe(200);
+    expect((await rest<{ name: string }>(app(), 'GET', `/pets/${pet.id}`)).body.name).toBe(
+      'Renamed',
+    );
+  });
+
   it('answers an unknown pet with 404 PET_NOT_FOUND and a bad id with 400', async () => {
     expectError(
       await rest(app(), 'GET', '/pets/987654321'),

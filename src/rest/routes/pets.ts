@@ -82,9 +82,9 @@ export const getPetById = defineRoute(
     success: ok(Pet, 'The pet.'),
     errors: ['PET_NOT_FOUND'],
   },
-  async (c, { params }, { domain }) => {
+  async (c, { params }, { shared }) => {
     const id = parseId(params.petId, 'petId');
-    const pet = await pets.getPet(domain, id);
+    const pet = await shared.pets.load(id);
     if (!pet) throw pets.petNotFound(id);
     return sendJson(c, 200, presentPet(pet));
   },
