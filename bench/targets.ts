@@ -31,7 +31,9 @@ function checkDatabase(database: BenchDatabase, results: readonly ScenarioResult
       met: value === undefined ? undefined : value >= least,
     };
   };
-  const measured = results.filter((result) => result.product);
+  // The `-cached` scenarios run on a second process that holds the response cache: the latency and
+  // memory targets are the uncached product's, like the throughput ones.
+  const measured = results.filter((result) => result.product && !result.name.endsWith('-cached'));
   const statements = find('graphql-pets')?.statementsPerRequest?.product;
   const orders = find('place-order');
   const ordersPerSec = orders?.product?.reqPerSec.median;
@@ -61,7 +63,7 @@ function checkDatabase(database: BenchDatabase, results: readonly ScenarioResult
           : ordersPerSec >= minimum.ordersPerSec && oversold === 0,
     },
     {
-      target: `${label}: product p99 at half load ≤ 10 ms (every scenario)`,
+      target: `${label}: product p99 at half load ≤ 10 ms (every uncached scenario)`,
       measured: none ? 'not measured' : `${worstP99.toFixed(2)} ms worst`,
       met: none ? undefined : worstP99 <= 10,
     },
