@@ -41,7 +41,7 @@ export function getOrder(ctx: DomainContext, rawId: unknown) {
 
 export function listOrders(ctx: DomainContext, filter: OrderFilter, page: Page) {
   requireScope(ctx.viewer, 'orders:read');
-  return ctx.db.order.findMany({ ...pageArgs(page, ordersWhere(filter), 'id') });
+  return ctx.db.order.findMany(pageArgs(page, ordersWhere(filter), 'id'));
 }
 
 export function countOrders(ctx: DomainContext, filter: OrderFilter) {
@@ -196,7 +196,7 @@ export async function updateOrder(ctx: DomainContext, rawId: unknown, input: Ord
       const movesShipDate =
         shipDate !== undefined && shipDate?.getTime() !== order.shipDate?.getTime();
       if (reopens || movesShipDate) throw alreadyComplete(id, 'changed');
-      return tx.order.findUniqueOrThrow({ where: { id } });
+      return order;
     }
     // Nothing to change: on SQLite an updateMany with no data counts 0 rows, which is no conflict.
     if (shipDate === undefined && complete === undefined) return order;

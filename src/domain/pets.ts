@@ -36,7 +36,7 @@ export function petsWhere(filter: PetFilter): Prisma.PetWhereInput {
 }
 
 export function listPets(ctx: DomainContext, filter: PetFilter, page: Page) {
-  return ctx.db.pet.findMany({ ...pageArgs(page, petsWhere(filter), 'id') });
+  return ctx.db.pet.findMany(pageArgs(page, petsWhere(filter), 'id'));
 }
 
 export function countPets(ctx: DomainContext, filter: PetFilter) {

@@ -7,8 +7,9 @@ import { anonymous, type DomainContext } from './context.js';
 /**
  * Public reads by id, coalesced across the requests in flight on both edges: one batch gathers
  * the keys asked for during a whole turn of the event loop (`setImmediate`), whichever requests
- * asked, and reads them with one statement. Nothing is cached, and only data that every caller may see (pets,
- * categories, stock) goes through here; what depends on the caller's scopes never does.
+ * asked, and reads them with one statement. Nothing is cached, and only data that every caller
+ * may see (pets, categories, stock) goes through here; what depends on the caller's scopes never
+ * does.
  */
 export function createSharedReads(db: Db) {
   const domain: DomainContext = { db, viewer: anonymous, changes: readOnly };

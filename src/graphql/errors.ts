@@ -76,8 +76,8 @@ export function createErrorHandling(logger: Logger) {
   const log = (error: GraphQLError, requestId?: string) => {
     if (logged.has(error)) return;
     logged.add(error);
-    const { cause, log } = classify(error);
-    logFailure(logger, log, { err: cause, path: error.path, requestId });
+    const { cause, log: failure } = classify(error);
+    logFailure(logger, failure, { err: cause, path: error.path, requestId });
   };
 
   function maskError(error: unknown): Error {

@@ -82,7 +82,7 @@ export interface YogaOptions {
   subscriptions: Subscriptions;
   /** The response cache shared with REST; none when it is off. */
   cache?: ResponseStore;
-  /** The public reads by id that REST and GraphQL requests in flight share (src/domain/shared-reads.ts). */
+  /** Public reads by id, shared by the REST and GraphQL requests in flight. */
   shared: SharedReads;
   /** Only these operations run (PERSISTED_OPERATIONS_ONLY); else automatic persisted queries. */
   persistedManifest?: PersistedManifest;
