@@ -4,7 +4,14 @@ import {
   type FillLabelsFnParams,
   usePrometheus,
 } from '@graphql-yoga/plugin-prometheus';
-import { GraphQLError } from 'graphql';
+import {
+  type DocumentNode,
+  GraphQLError,
+  type GraphQLSchema,
+  TypeInfo,
+  visit,
+  visitWithTypeInfo,
+} from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Viewer } from '../domain/context.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -36,6 +43,15 @@ function errorCode(params: FillLabelsFnParams): string {
  * fields and arguments in a document count into `petstore_deprecated_calls_total` per client.
  */
 export function graphqlMetrics(metrics: Metrics): Plugin {
+  return {
+    onPluginInit({ addPlugin }) {
+      addPlugin(operationMetrics(metrics));
+      addPlugin(deprecatedCalls(metrics));
+    },
+  };
+}
+
+function operationMetrics(metrics: Metrics): Plugin {
   const { registry } = metrics;
   const operation = (params: FillLabelsFnParams) => ({
     operationType: params.operationType ?? 'unknown',
@@ -76,18 +92,8 @@ export function graphqlMetrics(metrics: Metrics): Plugin {
           code: errorCode(params),
         }),
       }),
-      graphql_envelop_deprecated_field: {
-        counter: metrics.deprecatedCalls,
-        phases: ['parse'],
-        fillLabelsFn: (params, context: CallerContext) => ({
-          api: 'graphql',
-          operation: `${params.deprecationInfo?.typeName}.${params.deprecationInfo?.fieldName}`,
-          client: metrics.client(
-            context.viewer?.subject,
-            context.request?.headers.get('user-agent'),
-          ),
-        }),
-      },
+      // Counted by deprecatedCalls below, which walks each document once, not once per request.
+      graphql_envelop_deprecated_field: false,
       graphql_envelop_request_time_summary: false,
       graphql_envelop_phase_parse: false,
       graphql_envelop_phase_validate: false,
@@ -98,4 +104,62 @@ export function graphqlMetrics(metrics: Metrics): Plugin {
       graphql_yoga_http_duration: false,
     },
   });
+}
+
+/**
+ * `Type.field` for each deprecated field a document selects and `field.argument` for each
+ * deprecated argument it passes, found once per document (Yoga's parse cache hands the same
+ * document object for the same text).
+ */
+function deprecatedUses() {
+  const found = new WeakMap<DocumentNode, string[]>();
+  return (schema: GraphQLSchema, document: DocumentNode): string[] => {
+    let uses = found.get(document);
+    if (!uses) {
+      const typeInfo = new TypeInfo(schema);
+      const names: string[] = [];
+      visit(
+        document,
+        visitWithTypeInfo(typeInfo, {
+          Field() {
+            const field = typeInfo.getFieldDef();
+            if (field?.deprecationReason != null) {
+              names.push(`${typeInfo.getParentType()?.name}.${field.name}`);
+            }
+          },
+          Argument() {
+            const argument = typeInfo.getArgument();
+            const field = typeInfo.getFieldDef();
+            if (field && argument?.deprecationReason != null) {
+              names.push(`${field.name}.${argument.name}`);
+            }
+          },
+        }),
+      );
+      uses = names;
+      found.set(document, uses);
+    }
+    return uses;
+  };
+}
+
+/** Counts every operation that uses deprecated fields or arguments, per field and client. */
+function deprecatedCalls(metrics: Metrics): Plugin<CallerContext> {
+  const usesOf = deprecatedUses();
+  const count = (args: {
+    schema: GraphQLSchema;
+    document: DocumentNode;
+    contextValue: CallerContext;
+  }) => {
+    const uses = usesOf(args.schema, args.document);
+    if (uses.length === 0) return;
+    const { viewer, request } = args.contextValue;
+    const client = metrics.client(viewer?.subject, request?.headers.get('user-agent'));
+    for (const operation of uses)
+      metrics.deprecatedCalls.inc({ api: 'graphql', operation, client });
+  };
+  return {
+    onExecute: ({ args }) => count(args),
+    onSubscribe: ({ args }) => count(args),
+  };
 }
