@@ -7,7 +7,9 @@ import type { Plugin } from 'graphql-yoga';
  * operation: the executor's per-field interpretation was the largest cost of a list after the
  * database (bench/README.md). Everything else keeps the standard executor, whose behaviour the
  * error tests pin down:
- * - mutations and subscriptions (a mutation stops at the time limit through the executor's signal);
+ * - mutations and subscriptions (a mutation stops at the time limit through the executor's signal;
+ *   a compiled query does not watch the signal and reads to its end, which the cost limit bounds,
+ *   while the client already has its 503 TIMEOUT);
  * - a query whose variables do not coerce: graphql-js's errors carry what the contract needs
  *   (locations, the request-error status), graphql-jit's do not;
  * - a document graphql-jit cannot compile.
