@@ -5,8 +5,9 @@ import { errorResponse } from './error-response.js';
 
 /**
  * Answers 503 TIMEOUT when a request runs past `ms`, and aborts the request's `signal` so that
- * the work stops too: GraphQL execution ends at the next field, and nothing new is started for a
- * client that has been answered. A statement already sent runs to its end; transactions have a
+ * the work stops too: a mutation's execution ends at the next field, and nothing new is written
+ * for a client that has been answered (a compiled query reads to its end; see
+ * src/graphql/compiled-queries.ts). A statement already sent runs to its end; transactions have a
  * limit of the same length (src/db/client.ts), so none is left running or half-done.
  *
  * The limit runs until the response is ready. A subscription over Server-Sent Events is ready
