@@ -100,7 +100,12 @@ async function startServer(
 ): Promise<ServerProcess> {
   const child = await forkServer(entry, args, options.execArgv ?? []);
   const tail = outputTail(child);
-  const pending = new Map<number, (stats: ServerStats) => void>();
+  // Stats asked for and not answered yet: a server that dies fails them rather than leaving the
+  // run waiting forever.
+  const pending = new Map<
+    number,
+    { resolve(stats: ServerStats): void; reject(error: Error): void }
+  >();
   let nextId = 0;
   let exited = false;
   const exitedPromise = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -108,13 +113,14 @@ async function startServer(
   const port = await new Promise<number>((resolve, reject) => {
     child.on('message', (message: FromServer) => {
       if (message.type === 'ready') resolve(message.port);
-      else pending.get(message.id)?.({ statements: message.statements, rss: message.rss });
+      else pending.get(message.id)?.resolve({ statements: message.statements, rss: message.rss });
     });
     child.once('exit', (code) => {
       exited = true;
       const error = new Error(`the ${name} server exited (code ${code}):\n${tail()}`);
       reject(error);
-      for (const id of pending.keys()) pending.delete(id);
+      for (const waiting of pending.values()) waiting.reject(error);
+      pending.clear();
     });
   });
 
@@ -126,9 +132,12 @@ async function startServer(
       new Promise((resolve, reject) => {
         if (exited) return reject(new Error(`the ${name} server is not running:\n${tail()}`));
         const id = nextId++;
-        pending.set(id, (stats) => {
-          pending.delete(id);
-          resolve(stats);
+        pending.set(id, {
+          resolve: (stats) => {
+            pending.delete(id);
+            resolve(stats);
+          },
+          reject,
         });
         child.send({ type: 'stats', id } satisfies ToServer);
       }),
