@@ -14,6 +14,8 @@ export default defineConfig({
       'test/helpers/browser-setup.ts',
       'test/helpers/redis-setup.ts',
     ],
+    // One seed for every property test: fixed in CI (see the file).
+    setupFiles: ['test/helpers/property-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: ['sqlite', 'postgresql'].map((database) => ({

@@ -224,8 +224,13 @@ const scalarsOf: Record<string, string> = {
   inventory: 'quantity',
 };
 
-/** Prints shapes; page sizes passed as variables are added to `variables`. */
+/**
+ * Prints shapes; page sizes passed as variables are added to `variables`. A paged field that
+ * appears twice in one selection gets an alias the second time: two `orders` with different
+ * arguments would be an invalid document, refused for another reason than its cost.
+ */
 function print(shapes: Shape[], type: string, variables: Record<string, number>): string {
+  const seen = new Map<string, number>();
   return shapes
     .map((shape) => {
       if (shape.field === 'scalars') return scalarsOf[type];
@@ -242,7 +247,10 @@ function print(shapes: Shape[], type: string, variables: Record<string, number>)
         variables[name] = shape.first.size;
         first = `(first: $${name})`;
       }
-      return `${shape.field}${first} { totalCount edges { node { ${print(shape.inner, node, variables)} } } }`;
+      const count = (seen.get(shape.field) ?? 0) + 1;
+      seen.set(shape.field, count);
+      const alias = count > 1 ? `${shape.field}${count}: ` : '';
+      return `${alias}${shape.field}${first} { totalCount edges { node { ${print(shape.inner, node, variables)} } } }`;
     })
     .join(' ');
 }
