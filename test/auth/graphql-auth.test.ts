@@ -42,6 +42,9 @@ const PublicReads = gql(`
 const PetOrders = gql(
   `query AuthPetOrders { pets(first: 1) { edges { node { id name orders { totalCount } } } } }`,
 );
+const PetsAndOrders = gql(
+  `query AuthPetsAndOrders { pets(first: 1) { totalCount } orders(first: 1) { totalCount } }`,
+);
 
 describeDb('authorisation over GraphQL', () => {
   const app = useTestApp({ AUTH_ISSUER: 'https://issuer.test', AUTH_AUDIENCE: 'petstore' });
@@ -91,6 +94,17 @@ describeDb('authorisation over GraphQL', () => {
       PetOrders,
     );
     expect(shown.errors).toBeUndefined();
+  });
+
+  it('keeps the public data of an anonymous document that also asks for orders', async () => {
+    const { makePet } = await import('../helpers/factories.js');
+    await makePet(app());
+    const response = await graphql(anonymous(app()), PetsAndOrders);
+    expect(response.status).toBe(200);
+    expect(response.data?.pets.totalCount).toBeGreaterThan(0);
+    expect(response.data?.orders).toBeNull();
+    expect(errorCodes(response)).toEqual(['UNAUTHENTICATED']);
+    expect(response.errors?.[0]?.path).toEqual(['orders']);
   });
 
   it.each([

@@ -45,6 +45,8 @@ builder.queryFields((t) => ({
   }),
   orders: t.field({
     type: OrderConnection,
+    // Nullable: an anonymous document asking for pets and orders keeps its pets.
+    nullable: true,
     args: { ...connectionArgs, petId: t.arg.id(), complete: t.arg.boolean() },
     resolve: (_root, args, ctx) => {
       const filter = { petId: args.petId, complete: args.complete };
