@@ -31,12 +31,19 @@ export function ordersByIds(ctx: DomainContext, ids: readonly bigint[]): Promise
 }
 
 /**
+ * SQLite hands the INTEGER columns of a raw statement to JavaScript as doubles, which round ids
+ * above 2^53: int64 columns are read as text, exact on both databases, and turned into bigints.
+ */
+const exactly = (column: string) => Prisma.raw(`CAST("page"."${column}" AS TEXT) AS "${column}"`);
+
+/**
  * One page of rows of `table` for each parent, in one statement: ordered by id, after the page's
  * cursor, at most `page.take` a parent. Prisma's nested `take` would read every child of every
  * parent and cut the pages in memory, so this is SQL (the same on SQLite and PostgreSQL).
  */
 function pagesByParent(
   table: 'Pet' | 'Order',
+  columns: readonly string[],
   parentColumn: 'categoryId' | 'petId',
   parentIds: readonly bigint[],
   page: Page,
@@ -48,14 +55,17 @@ function pagesByParent(
   if (page.afterId !== undefined) conditions.push(Prisma.sql`"id" > ${page.afterId}`);
   // The cast compares PostgreSQL's enum and SQLite's text alike.
   if (status !== undefined) conditions.push(Prisma.sql`CAST("status" AS TEXT) = ${status}`);
-  return Prisma.sql`SELECT * FROM (
+  const selected = columns.map((column) =>
+    column === 'id' || column === parentColumn ? exactly(column) : Prisma.raw(`"page"."${column}"`),
+  );
+  return Prisma.sql`SELECT ${Prisma.join(selected)} FROM (
     SELECT *, ROW_NUMBER() OVER (PARTITION BY ${Prisma.raw(`"${parentColumn}"`)} ORDER BY "id") AS "rowNumber"
     FROM ${Prisma.raw(`"${table}"`)} WHERE ${Prisma.join(conditions, ' AND ')}
-  ) AS "page" WHERE "rowNumber" <= ${page.take} ORDER BY "id"`;
+  ) AS "page" WHERE "rowNumber" <= ${page.take} ORDER BY "page"."id"`;
 }
 
-/** Raw rows carry the driver's types: SQLite gives an INTEGER PRIMARY KEY as a number. */
-type RawRow<T> = { [K in keyof T]: T[K] extends bigint ? bigint | number : T[K] };
+/** Raw rows as `pagesByParent` reads them: int64 columns as decimal text. */
+type RawRow<T> = { [K in keyof T]: T[K] extends bigint ? string : T[K] };
 
 export async function petPagesByCategory(
   ctx: DomainContext,
@@ -65,7 +75,14 @@ export async function petPagesByCategory(
 ): Promise<Pet[]> {
   const checked = status == null ? undefined : parseStatus(status);
   const rows = await ctx.db.$queryRaw<RawRow<Pet>[]>(
-    pagesByParent('Pet', 'categoryId', categoryIds, page, checked),
+    pagesByParent(
+      'Pet',
+      ['id', 'name', 'categoryId', 'status'],
+      'categoryId',
+      categoryIds,
+      page,
+      checked,
+    ),
   );
   return rows.map(({ id, name, categoryId, status }) => ({
     id: BigInt(id),
@@ -82,7 +99,13 @@ export async function orderPagesByPet(
 ): Promise<Order[]> {
   requireScope(ctx.viewer, 'orders:read');
   const rows = await ctx.db.$queryRaw<RawRow<Order>[]>(
-    pagesByParent('Order', 'petId', petIds, page),
+    pagesByParent(
+      'Order',
+      ['id', 'petId', 'quantity', 'shipDate', 'complete'],
+      'petId',
+      petIds,
+      page,
+    ),
   );
   return rows.map(({ id, petId, quantity, shipDate, complete }) => ({
     id: BigInt(id),

@@ -91,10 +91,13 @@ export async function placeOrder(ctx: DomainContext, input: NewOrderInput) {
   );
 }
 
-/** An order row as raw SQL returns it (types differ between the drivers). */
+/**
+ * An order row as raw SQL returns it (types differ between the drivers). SQLite's statement reads
+ * the ids as text: its driver would hand them over as doubles, rounded above 2^53.
+ */
 interface OrderRow {
-  id: bigint | number;
-  petId: bigint | number;
+  id: bigint | string;
+  petId: bigint | string;
   quantity: bigint | number;
   shipDate: Date | string | null;
   complete: boolean | number | bigint;
@@ -152,7 +155,7 @@ async function placeOrderSqlite(
      WHERE EXISTS (SELECT 1 FROM "Pet" WHERE "id" = ${petId} AND "status" = 'available')
        AND EXISTS (SELECT 1 FROM "InventoryItem"
                     WHERE "petId" = ${petId} AND "quantity" >= ${quantity})
-    RETURNING "id", "petId", "quantity", "shipDate", "complete"`;
+    RETURNING CAST("id" AS TEXT) AS "id", CAST("petId" AS TEXT) AS "petId", "quantity", "shipDate", "complete"`;
   if (!order) {
     // Refused: the reason (only the error's code depends on it).
     const pet = await db.pet.findUnique({ where: { id: petId }, select: { status: true } });
