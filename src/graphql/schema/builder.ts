@@ -1,10 +1,10 @@
 import SchemaBuilder from '@pothos/core';
 import DirectivesPlugin from '@pothos/plugin-directives';
 import PrismaPlugin from '@pothos/plugin-prisma';
-import { DateTimeResolver } from 'graphql-scalars';
 import type PrismaTypes from '../../generated/pothos-types.js';
 import { getDatamodel } from '../../generated/pothos-types.js';
 import type { GraphQLContext } from '../context.js';
+import { DateTime } from './date-time.js';
 
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
@@ -30,7 +30,7 @@ export const builder = new SchemaBuilder<{
   },
 });
 
-builder.addScalarType('DateTime', DateTimeResolver);
+builder.addScalarType('DateTime', DateTime);
 builder.queryType({});
 builder.mutationType({});
 builder.subscriptionType({});
