@@ -12,10 +12,15 @@ export function pageSize(value: number | null | undefined, field: string, min = 
   return value;
 }
 
+/** The largest offset a list accepts: far beyond any list here, and an int32 for every client. */
+export const MAX_PAGE_OFFSET = 2_147_483_647;
+
 export function pageOffset(value: number | null | undefined, field: string): number {
   if (value == null) return 0;
-  if (!Number.isSafeInteger(value) || value < 0)
-    throw validationFailed(`${field} must be 0 or more`);
+  if (!Number.isInteger(value)) throw validationFailed(`${field} must be a whole number`);
+  if (value < 0) throw validationFailed(`${field} must be 0 or more`);
+  if (value > MAX_PAGE_OFFSET)
+    throw validationFailed(`${field} must be at most ${MAX_PAGE_OFFSET}`);
   return value;
 }
 

@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { type ErrorCode, errorStatus } from '../domain/errors.js';
 import { MAX_STOCK } from '../domain/inventory.js';
 import { MAX_ORDER_QUANTITY } from '../domain/orders.js';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../domain/paging.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_OFFSET, MAX_PAGE_SIZE } from '../domain/paging.js';
 import { petStatuses } from '../domain/pets.js';
 
 /*
@@ -180,5 +180,9 @@ export const pagingQuery = {
     { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE },
     `Page size, 1-${MAX_PAGE_SIZE}.`,
   ),
-  offset: queryParam('offset', { type: 'integer', minimum: 0, default: 0 }, 'Items to skip.'),
+  offset: queryParam(
+    'offset',
+    { type: 'integer', format: 'int32', minimum: 0, maximum: MAX_PAGE_OFFSET, default: 0 },
+    'Items to skip.',
+  ),
 };

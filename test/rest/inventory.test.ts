@@ -43,7 +43,7 @@ describeDb('REST inventory', () => {
       await rest(app(), 'GET', '/store/inventory?offset=1e3'),
       400,
       'VALIDATION_FAILED',
-      'offset must be 0 or more',
+      'offset must be a whole number written in digits, not "1e3"',
     );
   });
 
