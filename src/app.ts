@@ -40,6 +40,8 @@ import { connectRedis } from './redis/connection.js';
 import { RedisRateLimitStore } from './redis/rate-limit-store.js';
 import { RedisResponseCache } from './redis/response-cache.js';
 import { createRestApi, REST_BASE_PATH } from './rest/api.js';
+import { deprecatedRoutes } from './rest/deprecation.js';
+import { allRoutes } from './rest/document.js';
 
 export interface App {
   /** The one fetch handler: /graphql, /api and health. `env` carries the Node request, if any. */
@@ -142,6 +144,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   for (const path of ['/graphql', REST_BASE_PATH, `${REST_BASE_PATH}/*`]) {
     app.use(path, corsPolicy(config.corsOrigins));
   }
+  // Before the token check and the rate limit, so that their answers carry the headers too.
+  app.route(REST_BASE_PATH, deprecatedRoutes(allRoutes, config));
   app.use(timeLimit(config.limits.requestTimeoutMs));
   app.use(authenticate(verify));
   if (config.rateLimitPerMinute > 0) {

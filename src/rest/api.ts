@@ -11,10 +11,10 @@ import type { ResponseStore } from '../http/response-cache.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { cachedRead } from './cache.js';
-import { applyDeprecation } from './deprecation.js';
+import { refuseAfterSunset } from './deprecation.js';
 import { allRoutes } from './document.js';
 import { restErrorHandler } from './errors.js';
-import type { Route } from './route.js';
+import { honoPath, type Route } from './route.js';
 
 export { REST_BASE_PATH } from './document.js';
 
@@ -29,9 +29,6 @@ export interface RestApiOptions {
   /** The response cache shared with GraphQL; none when it is off. */
   cache?: ResponseStore;
 }
-
-/** `/pets/{petId}` → `/pets/:petId` */
-const honoPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 
 /**
  * The REST façade, to mount under /api: every declared route, then 405 with `Allow`
@@ -56,7 +53,7 @@ export function createRestApi({
     const { spec } = route;
     const guard: MiddlewareHandler<AppEnv> = spec.body ? tooLarge : (_c, next) => next();
     api.on(spec.method.toUpperCase(), honoPath(spec.path), guard, (c) => {
-      if (spec.deprecation) applyDeprecation(c, spec.deprecation, config);
+      if (spec.deprecation) refuseAfterSunset(c, spec.deprecation, config);
       // Refuse a caller without the scope before reading the request (the domain checks again).
       if (spec.scope) requireScope(c.get('viewer'), spec.scope);
       const run = () =>

@@ -1,7 +1,8 @@
-import type { Context } from 'hono';
+import { type Context, Hono } from 'hono';
 import type { Config } from '../config.js';
 import { DomainError } from '../domain/errors.js';
-import type { Deprecation } from './route.js';
+import type { AppEnv } from '../http/env.js';
+import { type Deprecation, honoPath, type Route } from './route.js';
 
 /** RFC 3339 without milliseconds, e.g. 2027-06-30T00:00:00Z. */
 export function instant(date: Date): string {
@@ -17,10 +18,26 @@ export function deprecationHeaders(deprecation: Deprecation, config: Config) {
   };
 }
 
-/** Sets the deprecation headers; past the sunset the route is gone (410 ENDPOINT_SUNSET). */
-export function applyDeprecation(c: Context, deprecation: Deprecation, config: Config): void {
-  for (const [name, value] of Object.entries(deprecationHeaders(deprecation, config)))
-    c.header(name, value);
+/**
+ * The headers of every deprecated route, set on each answer it gives, whoever gives it: the
+ * handler, or the token check and the rate limit that run before it (registered ahead of them).
+ * Answers with the `Deprecation` header are counted as deprecated calls by the HTTP metrics.
+ */
+export function deprecatedRoutes(routes: readonly Route[], config: Config): Hono<AppEnv> {
+  const marked = new Hono<AppEnv>();
+  for (const { spec } of routes) {
+    if (!spec.deprecation) continue;
+    const headers = Object.entries(deprecationHeaders(spec.deprecation, config));
+    marked.on(spec.method.toUpperCase(), honoPath(spec.path), async (c, next) => {
+      await next();
+      for (const [name, value] of headers) c.res.headers.set(name, value);
+    });
+  }
+  return marked;
+}
+
+/** Past its sunset a deprecated route is gone: 410 ENDPOINT_SUNSET. */
+export function refuseAfterSunset(c: Context, deprecation: Deprecation, config: Config): void {
   const sunset = deprecation.sunset(config);
   if (Date.now() >= sunset.getTime()) {
     throw new DomainError(

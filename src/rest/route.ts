@@ -152,3 +152,6 @@ function queryValues(c: Context, schema: z.ZodObject): Record<string, string> {
   }
   return values;
 }
+
+/** A route's path as Hono writes it: `/pets/{petId}` → `/pets/:petId`. */
+export const honoPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');

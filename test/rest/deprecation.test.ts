@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeDb, useTestApp } from '../helpers/app.js';
 import { makePet } from '../helpers/factories.js';
+import { scrape } from '../helpers/metrics.js';
 import { expectError, rest } from '../helpers/rest.js';
 
 const successor = '</graphql>; rel="successor-version"';
@@ -103,6 +104,64 @@ describeDb('the deprecated GET /api/pets/{petId}', () => {
         ).status,
       ).toBe(200);
       expect((await rest(app(), 'DELETE', `/pets/${pet.id}`)).status).toBe(204);
+    });
+  });
+
+  describe('on every answer, whoever gives it', () => {
+    const app = useTestApp({ RATE_LIMIT_PER_MINUTE: '4', RESPONSE_CACHE_TTL_MS: '0' });
+    const sunsetApp = useTestApp({ PET_BY_ID_SUNSET: '2026-01-01T00:00:00Z' });
+
+    /** Deprecated calls counted so far, all clients together. */
+    const deprecatedCalls = async (target: typeof app) =>
+      (await scrape(target()))
+        .filter((sample) => sample.name === 'petstore_deprecated_calls_total')
+        .reduce((sum, sample) => sum + sample.value, 0);
+
+    it('carries the three headers on 200, 304, 400, 401, 404, 410 and 429, each counted', async () => {
+      const pet = await makePet(app());
+      const answers: [number, () => Promise<Response>][] = [];
+      const get = (target: typeof app, path: string, headers: Record<string, string> = {}) =>
+        target().fetch(new Request(`http://petstore.test/api${path}`, { headers }));
+      let etag = '';
+      answers.push([
+        200,
+        async () => {
+          const response = await get(app, `/pets/${pet.id}`, { 'user-agent': 'one' });
+          etag = response.headers.get('etag') ?? '';
+          return response;
+        },
+      ]);
+      answers.push([
+        304,
+        () => get(app, `/pets/${pet.id}`, { 'if-none-match': etag, 'user-agent': 'one' }),
+      ]);
+      answers.push([400, () => get(app, '/pets/abc', { 'user-agent': 'one' })]);
+      answers.push([404, () => get(app, '/pets/987654', { 'user-agent': 'one' })]);
+      // The budget of 4 is spent.
+      answers.push([429, () => get(app, `/pets/${pet.id}`, { 'user-agent': 'one' })]);
+      answers.push([
+        401,
+        () =>
+          get(app, `/pets/${pet.id}`, {
+            authorization: 'Bearer not.a.token',
+            'user-agent': 'three',
+          }),
+      ]);
+      answers.push([410, () => get(sunsetApp, `/pets/${pet.id}`)]);
+
+      for (const [status, send] of answers) {
+        const target = status === 410 ? sunsetApp : app;
+        const before = await deprecatedCalls(target);
+        const response = await send();
+        expect(response.status).toBe(status);
+        expect(deprecationHeaders(response.headers), String(status)).toEqual({
+          deprecation: '@1795219200',
+          sunset:
+            status === 410 ? 'Thu, 01 Jan 2026 00:00:00 GMT' : 'Wed, 30 Jun 2027 00:00:00 GMT',
+          link: successor,
+        });
+        expect(await deprecatedCalls(target), `counted: ${status}`).toBe(before + 1);
+      }
     });
   });
 });
