@@ -1,32 +1,20 @@
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { type DocumentNode, type GraphQLError, type GraphQLSchema, parse } from 'graphql';
-import { createGraphQLError, type GraphQLParams, type Plugin } from 'graphql-yoga';
+import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import type { Limits } from '../config.js';
-import { errorStatus } from '../domain/errors.js';
 import { operationCost } from './cost.js';
+import { refuseOperation } from './request-errors.js';
 
-const tooComplexExtensions = {
-  code: 'QUERY_TOO_COMPLEX',
-  status: errorStatus.QUERY_TOO_COMPLEX,
-  // A request error: 400, whatever the Accept header (GraphQL over HTTP).
-  http: { status: 400 },
-};
-
-function tooComplex(message: string) {
-  return createGraphQLError(message, { extensions: tooComplexExtensions });
-}
+const tooComplex = (message: string) => refuseOperation('QUERY_TOO_COMPLEX', message);
 
 /**
- * Marks an armor rejection with the contract's code before armor throws it from validation; `http`
- * makes it a 400 request error like any other invalid document.
+ * Marks an armor rejection with the contract's code before armor throws it from validation, with
+ * the status rule of every GraphQL request error (see `refuseOperation`).
  */
 function markTooComplex(_context: unknown, error: GraphQLError) {
   // The token limit is enforced by the parser, which prefixes its message.
   error.message = error.message.replace(/^Syntax Error: /, '');
-  Object.assign(error.extensions, {
-    ...tooComplexExtensions,
-    http: { status: 400, spec: true },
-  });
+  Object.assign(error.extensions, tooComplex(error.message).extensions);
 }
 
 const onReject = [markTooComplex];

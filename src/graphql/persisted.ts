@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
-import { refuse } from './request-errors.js';
+import { refuse, refuseOperation } from './request-errors.js';
 
 /** A persisted-operations manifest: document by hash, as GraphQL Code Generator writes it. */
 export type PersistedManifest = ReadonlyMap<string, string>;
@@ -62,6 +62,16 @@ export interface PersistedOperationsOptions {
   maxDocuments?: number;
 }
 
+export interface PersistedOperations {
+  /**
+   * One operation's parameters with the document they stand for, or a refusal (thrown): what the
+   * plugin does to every operation of an HTTP request, for the transports that do not go through
+   * its phases (the WebSocket).
+   */
+  resolve(params: unknown): unknown;
+  plugin: Plugin;
+}
+
 /**
  * Persisted operations, resolved while the request is parsed, so that the request-shape checks,
  * the limits and the cost rule, the response cache and execution all see the document.
@@ -75,7 +85,7 @@ export interface PersistedOperationsOptions {
 export function persistedOperations({
   manifest,
   maxDocuments = 1000,
-}: PersistedOperationsOptions = {}): Plugin {
+}: PersistedOperationsOptions = {}): PersistedOperations {
   const registered = new LRUCache<string, string>({
     max: maxDocuments,
     maxSize: 16 * 1024 * 1024,
@@ -93,7 +103,7 @@ export function persistedOperations({
           ? (manifest.get(hash) ?? manifest.get(`sha256:${hash}`))
           : undefined;
       if (document === undefined || (params.query != null && params.query !== document)) {
-        throw refuse(
+        throw refuseOperation(
           'PERSISTED_QUERY_ONLY',
           'This server runs only its persisted operations: send the sha256Hash of one of them ' +
             'in extensions.persistedQuery, without the query',
@@ -105,7 +115,7 @@ export function persistedOperations({
     if (params.query != null) {
       if (typeof params.query !== 'string') return params;
       if (sha256Hex(params.query) !== hash) {
-        throw refuse(
+        throw refuseOperation(
           'MALFORMED_REQUEST',
           'extensions.persistedQuery.sha256Hash is not the SHA-256 of the query sent with it',
         );
@@ -114,19 +124,23 @@ export function persistedOperations({
       return params;
     }
     const document = registered.get(hash as string);
-    if (document === undefined) throw refuse('PERSISTED_QUERY_NOT_FOUND', NOT_FOUND_MESSAGE);
+    if (document === undefined)
+      throw refuseOperation('PERSISTED_QUERY_NOT_FOUND', NOT_FOUND_MESSAGE);
     return { ...params, query: document };
   };
 
   return {
-    onRequestParse: () => ({
-      onRequestParseDone({ requestParserResult, setRequestParserResult }) {
-        if (Array.isArray(requestParserResult)) {
-          setRequestParserResult(requestParserResult.map(resolve) as GraphQLParams[]);
-        } else {
-          setRequestParserResult(resolve(requestParserResult) as GraphQLParams);
-        }
-      },
-    }),
+    resolve,
+    plugin: {
+      onRequestParse: () => ({
+        onRequestParseDone({ requestParserResult, setRequestParserResult }) {
+          if (Array.isArray(requestParserResult)) {
+            setRequestParserResult(requestParserResult.map(resolve) as GraphQLParams[]);
+          } else {
+            setRequestParserResult(resolve(requestParserResult) as GraphQLParams);
+          }
+        },
+      }),
+    },
   };
 }

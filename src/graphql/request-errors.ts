@@ -3,10 +3,26 @@ import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import { type ErrorCode, errorStatus } from '../domain/errors.js';
 import { requestError } from './errors.js';
 
-/** A request error raised before execution: the contract's code, and its status as the HTTP one. */
+/**
+ * A request that is not well formed (a body Yoga cannot read, parameters of the wrong shape): the
+ * contract's code, and its status as the HTTP one whatever the response's media type.
+ */
 export function refuse(code: ErrorCode, message: string): GraphQLError {
   const status = errorStatus[code];
   return createGraphQLError(message, { extensions: { code, status, http: { status } } });
+}
+
+/**
+ * A GraphQL request error of a well-formed request (its document or its operation breaks a rule:
+ * a limit, the persisted operations). One status rule for all of them, GraphQL over HTTP's, like
+ * GraphQL's own parse and validation errors: the 4xx under `application/graphql-response+json`,
+ * 200 under `application/json` and in an event stream (where graphql-sse clients read it).
+ */
+export function refuseOperation(code: ErrorCode, message: string): GraphQLError {
+  const status = errorStatus[code];
+  return createGraphQLError(message, {
+    extensions: { code, status, http: { status, spec: true } },
+  });
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

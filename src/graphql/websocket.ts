@@ -9,6 +9,7 @@ import {
 } from 'graphql';
 import type { SubscribePayload } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
+import type { GraphQLParams } from 'graphql-yoga';
 import { WebSocketServer } from 'ws';
 import type { TokenVerifier } from '../auth/tokens.js';
 import { anonymous, type Viewer } from '../domain/context.js';
@@ -131,12 +132,13 @@ export function serveWebSockets(server: Server, options: WebSocketOptions): WebS
       async onSubscribe(ctx, _id, payload: SubscribePayload) {
         const requestId = randomUUID();
         try {
-          const params = {
+          // The persisted-operations rule and the cost rule, as HTTP requests meet them.
+          const params = graphql.resolvePersisted({
             query: payload.query,
             operationName: payload.operationName ?? undefined,
             variables: payload.variables ?? undefined,
             extensions: payload.extensions ?? undefined,
-          };
+          }) as GraphQLParams;
           const enveloped = graphql.yoga.getEnveloped({
             requestId,
             viewer: ctx.extra.viewer ?? anonymous,
@@ -144,7 +146,7 @@ export function serveWebSockets(server: Server, options: WebSocketOptions): WebS
             params,
           });
           // Parsing enforces the token limit; validation the depth and alias limits.
-          const document = enveloped.parse(params.query);
+          const document = enveloped.parse(params.query as string);
           const errors = enveloped.validate(enveloped.schema, document);
           if (errors.length > 0) return errors.flatMap((error: GraphQLError) => refuse(error));
           const operation = getOperationAST(document, params.operationName);

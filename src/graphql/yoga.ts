@@ -103,6 +103,8 @@ export interface GraphQLEdge {
   readonly yoga: ReturnType<typeof createYogaServer>;
   /** The cost rule that HTTP requests meet before they run, for the WebSocket transport. */
   readonly checkCost: CostCheck;
+  /** Persisted operations' rule for one operation, which HTTP requests meet while parsed. */
+  readonly resolvePersisted: (params: unknown) => unknown;
   /** Gives an error the contract's code and status (the masker of HTTP responses). */
   readonly maskError: (error: unknown) => Error;
 }
@@ -119,26 +121,19 @@ export function createGraphQLHandler(options: YogaOptions): GraphQLEdge {
     },
   });
   const errors = createErrorHandling(options.logger);
+  const persisted = persistedOperations({ manifest: options.persistedManifest });
   return {
-    yoga: createYogaServer(options, checkCost, errors),
+    yoga: createYogaServer(options, checkCost, persisted.plugin, errors),
     checkCost,
+    resolvePersisted: persisted.resolve,
     maskError: errors.maskError,
   };
 }
 
 function createYogaServer(
-  {
-    database,
-    changes,
-    logger,
-    limits,
-    metrics,
-    subscriptions,
-    cache,
-    persistedManifest,
-    shared,
-  }: YogaOptions,
+  { database, changes, logger, limits, metrics, subscriptions, cache, shared }: YogaOptions,
   checkCost: CostCheck,
+  persisted: Plugin,
   { maskError, logFailures }: ReturnType<typeof createErrorHandling>,
 ) {
   // One budget per HTTP request: the operations of a batch share it.
@@ -185,7 +180,7 @@ function createYogaServer(
     batching: { limit: limits.graphqlBatch },
     plugins: [
       // First: the other checks and the limits see the document a persisted operation stands for.
-      persistedOperations({ manifest: persistedManifest }),
+      persisted,
       requestShape,
       batchLimit(limits.graphqlBatch),
       queryLimits(limits),

@@ -1,0 +1,274 @@
+import { createHash } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ExecutionResult } from 'graphql';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeDb } from '../helpers/app.js';
+import {
+  events,
+  liveSecret,
+  liveToken,
+  restCall,
+  restPet,
+  sseClient,
+  untilOpen,
+  wsClient,
+} from '../helpers/live.js';
+import { type ServerProcess, startServer } from '../helpers/server.js';
+
+/**
+ * Every GraphQL policy holds for the same document on every transport: POST and GET carry the
+ * query form of a document, GraphQL over SSE and the WebSocket its subscription form (the
+ * WebSocket carries subscriptions only). Real servers, the published clients.
+ */
+
+type Transport = 'POST' | 'GET' | 'SSE' | 'WebSocket';
+const transports: Transport[] = ['POST', 'GET', 'SSE', 'WebSocket'];
+
+interface Request {
+  query: string;
+  extensions?: Record<string, unknown>;
+  token?: string | undefined;
+}
+
+/** The first error's code of a result, or of the errors a client reported. */
+function codeOf(result: unknown): unknown {
+  const errors = Array.isArray(result) ? result : (result as ExecutionResult).errors;
+  return (errors?.[0] as { extensions?: { code?: unknown } } | undefined)?.extensions?.code;
+}
+
+async function overHttp(server: ServerProcess, method: 'POST' | 'GET', request: Request) {
+  const headers: Record<string, string> = { accept: 'application/graphql-response+json' };
+  if (request.token) headers.authorization = `Bearer ${request.token}`;
+  let url = `${server.url}/graphql`;
+  let body: string | undefined;
+  if (method === 'GET') {
+    const search = new URLSearchParams({ query: request.query });
+    if (request.extensions) search.set('extensions', JSON.stringify(request.extensions));
+    url += `?${search}`;
+  } else {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify({ query: request.query, extensions: request.extensions });
+  }
+  return (await (await fetch(url, { method, headers, body })).json()) as ExecutionResult;
+}
+
+/**
+ * A subscription's first result, or its refusal. `trigger` is called once the subscription is
+ * open (a write that makes an event); a refused subscription ends before that.
+ */
+async function overStream(
+  server: ServerProcess,
+  transport: 'SSE' | 'WebSocket',
+  request: Request,
+  trigger: () => Promise<void>,
+): Promise<unknown> {
+  const client =
+    transport === 'SSE' ? sseClient(server, request.token) : wsClient(server, request.token);
+  const payload = { query: request.query, extensions: request.extensions ?? {} };
+  const stream = events((sink) => client.subscribe(payload, sink));
+  try {
+    const opened = await Promise.race([
+      untilOpen(server, 1).then(() => true),
+      stream.ended.then(() => false),
+    ]);
+    if (opened) await trigger();
+    else if (stream.unread.length === 0) return await stream.ended;
+    return await stream.next();
+  } finally {
+    stream.close();
+    await client.dispose();
+    await untilOpen(server, 0);
+  }
+}
+
+describeDb('the GraphQL policies on every transport', () => {
+  let server: ServerProcess;
+  let token: string;
+  let petId: string;
+
+  beforeAll(async () => {
+    server = await startServer({
+      AUTH_JWT_SECRET: liveSecret,
+      SEED: 'false',
+      GRAPHQL_MAX_DEPTH: '6',
+      GRAPHQL_MAX_ALIASES: '3',
+      GRAPHQL_MAX_TOKENS: '200',
+      GRAPHQL_MAX_COST: '200',
+      GRAPHQL_MAX_LIST_ITEMS: '3',
+      RESPONSE_CACHE_TTL_MS: '0',
+    });
+    token = await liveToken();
+    const first = await restPet(server, token, 0);
+    petId = first.id;
+    // Five pets in one category: more than the list-item cap of 3.
+    for (let i = 0; i < 4; i++) {
+      await restCall(server, 'POST', '/pets', token, { name: 'Pal', categoryId: first.categoryId });
+    }
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  /** A write that makes a petChanged event. */
+  const touchPet = async () => {
+    const renamed = await restCall(server, 'PUT', `/pets/${petId}`, token, {
+      name: `Renamed ${Date.now()}`,
+      categoryId: (await restCall(server, 'GET', `/pets/${petId}`, token)).body?.categoryId,
+    });
+    expect(renamed.status).toBe(200);
+  };
+
+  const many = (field: string, count: number) => Array(count).fill(field).join(' ');
+
+  /** Each policy: its query form, its subscription form, the caller, the refusal's code. */
+  const policies: {
+    policy: string;
+    query: string;
+    subscription: string;
+    anonymous?: boolean;
+    code: string;
+  }[] = [
+    {
+      policy: 'depth',
+      query: '{ pets { edges { node { category { pets { edges { node { id } } } } } } } }',
+      subscription:
+        'subscription { petChanged { pet { category { pets { edges { node { id } } } } } } }',
+      code: 'QUERY_TOO_COMPLEX',
+    },
+    {
+      policy: 'aliases',
+      query:
+        '{ a: pets { totalCount } b: pets { totalCount } c: pets { totalCount } d: pets { totalCount } }',
+      subscription: 'subscription { petChanged { a: id b: id c: id d: id } }',
+      code: 'QUERY_TOO_COMPLEX',
+    },
+    {
+      policy: 'tokens',
+      query: `{ pets { ${many('totalCount', 200)} } }`,
+      subscription: `subscription { petChanged { ${many('id', 200)} } }`,
+      code: 'QUERY_TOO_COMPLEX',
+    },
+    {
+      policy: 'cost',
+      query: '{ pets(first: 100) { edges { node { id name } } } }',
+      subscription:
+        'subscription { petChanged { pet { category { pets(first: 100) { edges { node { id } } } } } } }',
+      code: 'QUERY_TOO_COMPLEX',
+    },
+    {
+      policy: 'list-item cap',
+      query: '{ pets(first: 10) { edges { node { id } } } }',
+      subscription:
+        'subscription { petChanged { pet { category { pets(first: 10) { edges { node { id } } } } } } }',
+      code: 'QUERY_TOO_COMPLEX',
+    },
+    {
+      policy: 'scopes',
+      query: '{ orders { totalCount } }',
+      subscription: 'subscription { orderChanged { id } }',
+      anonymous: true,
+      code: 'UNAUTHENTICATED',
+    },
+  ];
+
+  const cases = policies.flatMap((policy) =>
+    transports.map((transport) => ({ ...policy, transport })),
+  );
+
+  it.each(cases)('$policy over $transport', async (policy) => {
+    const caller = policy.anonymous ? undefined : token;
+    const result =
+      policy.transport === 'POST' || policy.transport === 'GET'
+        ? await overHttp(server, policy.transport, { query: policy.query, token: caller })
+        : await overStream(
+            server,
+            policy.transport,
+            { query: policy.subscription, token: caller },
+            touchPet,
+          );
+    expect(codeOf(result), JSON.stringify(result) ?? String(result)).toBe(policy.code);
+  });
+
+  it.each(transports)('an allowed document runs over %s', async (transport) => {
+    const result =
+      transport === 'POST' || transport === 'GET'
+        ? await overHttp(server, transport, { query: '{ pets(first: 2) { totalCount } }' })
+        : await overStream(
+            server,
+            transport,
+            { query: `subscription { petChanged(id: "${petId}") { id } }` },
+            touchPet,
+          );
+    expect(result).toEqual({
+      data:
+        transport === 'POST' || transport === 'GET'
+          ? { pets: { totalCount: 5 } }
+          : { petChanged: { id: petId } },
+    });
+  });
+});
+
+describeDb('PERSISTED_OPERATIONS_ONLY on every transport', () => {
+  const listedQuery = '{ pets(first: 1) { totalCount } }';
+  const listedSubscription = 'subscription { petChanged { id } }';
+  const hash = (document: string) => createHash('sha256').update(document).digest('hex');
+  const manifest = join(tmpdir(), `petstore-policies-${process.pid}-${Date.now()}.json`);
+  let server: ServerProcess;
+  let token: string;
+  let petId: string;
+
+  beforeAll(async () => {
+    writeFileSync(
+      manifest,
+      JSON.stringify({
+        [`sha256:${hash(listedQuery)}`]: listedQuery,
+        [`sha256:${hash(listedSubscription)}`]: listedSubscription,
+      }),
+    );
+    server = await startServer({
+      AUTH_JWT_SECRET: liveSecret,
+      SEED: 'false',
+      PERSISTED_OPERATIONS_ONLY: manifest,
+    });
+    token = await liveToken();
+    petId = (await restPet(server, token, 0)).id;
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  const touchPet = async () => {
+    const pet = await restCall(server, 'GET', `/pets/${petId}`, token);
+    await restCall(server, 'PUT', `/pets/${petId}`, token, {
+      name: `Renamed ${Date.now()}`,
+      categoryId: pet.body?.categoryId,
+    });
+  };
+
+  const run = (transport: Transport, document: string, extensions?: Record<string, unknown>) =>
+    transport === 'POST' || transport === 'GET'
+      ? overHttp(server, transport, { query: document, extensions, token })
+      : overStream(server, transport, { query: document, extensions, token }, touchPet);
+
+  it.each(transports)('refuses a document outside the manifest over %s', async (transport) => {
+    const document =
+      transport === 'POST' || transport === 'GET'
+        ? '{ pets(first: 2) { totalCount } }'
+        : 'subscription { inventoryChanged { petId } }';
+    expect(codeOf(await run(transport, document))).toBe('PERSISTED_QUERY_ONLY');
+  });
+
+  it.each(transports)('runs a listed operation over %s', async (transport) => {
+    const document = transport === 'POST' || transport === 'GET' ? listedQuery : listedSubscription;
+    const persistedQuery = { version: 1, sha256Hash: hash(document) };
+    const result = await run(transport, document, { persistedQuery });
+    expect(codeOf(result)).toBeUndefined();
+    expect((result as ExecutionResult).data).toEqual(
+      transport === 'POST' || transport === 'GET'
+        ? { pets: { totalCount: 1 } }
+        : { petChanged: { id: petId } },
+    );
+  });
+});
