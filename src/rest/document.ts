@@ -2,9 +2,9 @@ import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Config } from '../config.js';
 import { type ErrorCode, errorStatus } from '../domain/errors.js';
 import { deprecationHeaders, instant } from './deprecation.js';
-import { defineRoute, type HeaderDoc, ignoredProperties, type Route } from './route.js';
+import { defineRoute, type HeaderDoc, type Route } from './route.js';
 import { routes as resourceRoutes } from './routes/index.js';
-import { ErrorBody } from './schemas.js';
+import { ErrorBody, ignoredProperties } from './schemas.js';
 
 /** Where the façade is mounted; the document's `servers` entry. */
 export const REST_BASE_PATH = '/api';
@@ -210,11 +210,11 @@ function deprecationHeaderDocs(spec: Route['spec'], config: Config): Record<stri
 
 /** The sentence naming the body properties that are accepted and ignored. */
 function ignoredText(spec: Route['spec']): string {
-  const names = ignoredProperties(spec).map((name) => `\`${name}\``);
+  const names = ignoredProperties(spec.body).map((name) => `\`${name}\``);
   if (names.length === 0) return '';
   const list =
     names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
-  return `${list} may be sent (e.g. a resource sent back as read) and ${names.length === 1 ? 'is' : 'are'} ignored; any other property not listed here is refused.`;
+  return `${list} may be sent (e.g. a resource sent back as read) and ${names.length === 1 ? 'is' : 'are'} ignored; any property not listed here is refused.`;
 }
 
 /** The one place where a route declaration becomes an OpenAPI operation. */
@@ -260,7 +260,7 @@ function operation(spec: Route['spec'], config: Config) {
     operationId: spec.operationId,
     tags: [spec.tag],
     summary: spec.summary,
-    ...(spec.description ? { description: spec.description } : {}),
+    description: spec.description,
     ...(spec.deprecation
       ? { deprecated: true, 'x-sunset': instant(spec.deprecation.sunset(config)) }
       : {}),
@@ -294,6 +294,9 @@ const documentRoute = defineRoute(
     operationId: 'getOpenApiDocument',
     tag: 'meta',
     summary: 'This OpenAPI 3.0.3 document',
+    description:
+      'The document built from the route declarations; its `x-sunset`, `Sunset` values and ' +
+      'stated limits follow the running configuration.',
     success: {
       status: 200,
       description: 'The document; `x-sunset` and the Sunset values follow the configuration.',
@@ -328,23 +331,9 @@ export function buildOpenApiDocument(config: Config) {
       '`orders:write` or `inventory:write`; each operation names the one it needs in ' +
       '`x-required-scope`. Reads of pets, categories and inventory need none.',
   });
-  registry.registerComponent('responses', 'NotFound', {
-    ...errorResponse(['NOT_FOUND'], config),
-    description: 'No route has this path (any path under /api not listed here).',
-  });
-  registry.registerComponent('responses', 'MethodNotAllowed', {
-    ...errorResponse(['METHOD_NOT_ALLOWED'], config, {
-      Allow: {
-        description: 'The methods the path takes, e.g. `GET, HEAD, PUT, DELETE`.',
-        schema: { type: 'string' },
-        required: true,
-      },
-    }),
-    description: 'A listed path with a method it does not take.',
-  });
   for (const route of allRoutes) registry.registerPath(operation(route.spec, config));
 
-  return generator.getOpenAPIDocument({
+  const document = generator.getOpenAPIDocument({
     openapi: '3.0.3',
     info: {
       title: 'Pet Store REST API',
@@ -357,7 +346,9 @@ export function buildOpenApiDocument(config: Config) {
         'matching items in `X-Total-Count`. Request bodies are JSON objects ' +
         `(at most ${describeBytes(config.limits.bodyBytes)}) ` +
         'whose unknown properties are rejected, except `id` (and `complete` when placing an ' +
-        'order), which are ignored. Undeclared query parameters are ignored.',
+        'order), which are ignored. Undeclared query parameters are ignored. A path not listed ' +
+        'here answers 404 `NOT_FOUND`; a listed path with a method it does not take answers 405 ' +
+        '`METHOD_NOT_ALLOWED` with `Allow`; both in the `Error` shape.',
     },
     servers: [{ url: REST_BASE_PATH }],
     tags: [
@@ -367,6 +358,20 @@ export function buildOpenApiDocument(config: Config) {
       { name: 'meta', description: 'This document.' },
     ],
   });
+  return withoutUntypedNullable(document);
+}
+
+/**
+ * A body property that takes any value (an ignored one) is written by the generator as
+ * `{nullable: true}` without a type, which OpenAPI 3.0 does not allow; `{}` already takes anything.
+ */
+function withoutUntypedNullable<T>(node: T): T {
+  if (typeof node !== 'object' || node === null) return node;
+  const record = node as Record<string, unknown>;
+  if (record.nullable === true && !('type' in record) && !('$ref' in record))
+    delete record.nullable;
+  for (const value of Object.values(record)) withoutUntypedNullable(value);
+  return node;
 }
 
 export type OpenApiDocument = ReturnType<typeof buildOpenApiDocument>;

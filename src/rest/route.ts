@@ -8,6 +8,7 @@ import type { SharedReads } from '../domain/shared-reads.js';
 import type { AppEnv } from '../http/env.js';
 import type { Entity } from '../http/response-cache.js';
 import { readJsonObject } from './body.js';
+import { ignoredProperties } from './schemas.js';
 import { check } from './validation.js';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -50,7 +51,8 @@ export interface RouteSpec<P, Q, B> {
   operationId: string;
   tag: string;
   summary: string;
-  description?: string;
+  /** Every operation says what it does beyond its summary (OpenAPI linters ask for it). */
+  description: string;
   params?: P;
   query?: Q;
   body?: B;
@@ -59,11 +61,6 @@ export interface RouteSpec<P, Q, B> {
   errors?: readonly ErrorCode[];
   stability?: 'beta' | 'experimental';
   deprecation?: Deprecation;
-  /**
-   * Body properties that are accepted and ignored (never validated, left out of the documented
-   * schema, named in the request body's description). Default: `id`, which the server assigns.
-   */
-  ignoredProperties?: readonly string[];
   /**
    * The scope the caller's token needs. The domain function enforces it; this declares it for the
    * document (and the REST auth tests check the two agree).
@@ -116,7 +113,7 @@ export function defineRoute<
     spec: spec as AnySpec,
     async run(c, deps) {
       const body = spec.body
-        ? withoutProperties(await readJsonObject(c), ignoredProperties(spec))
+        ? withoutProperties(await readJsonObject(c), ignoredProperties(spec.body))
         : undefined;
       const input = {
         params: spec.params ? check(spec.params, c.req.param(), 'path') : undefined,
@@ -126,11 +123,6 @@ export function defineRoute<
       return handle(c, input, deps);
     },
   };
-}
-
-/** The body properties a route accepts and ignores. */
-export function ignoredProperties(spec: { ignoredProperties?: readonly string[] }) {
-  return spec.ignoredProperties ?? ['id'];
 }
 
 function withoutProperties(body: Record<string, unknown>, names: readonly string[]) {

@@ -28,14 +28,39 @@ const text = () => z.string({ error: 'must be a string' });
 const dateTime = (description: string) =>
   text().openapi({ format: 'date-time', description, example: '2026-12-01T10:00:00Z' });
 
-/*
- * Request bodies list only what the server reads. Properties a caller may send back from a
- * resource (`id`, and `complete` when placing an order) are accepted and ignored before these
- * schemas run: see `ignoredProperties` in route.ts.
- */
+const ignoredSchemas = new WeakSet<z.ZodType>();
 
+/**
+ * A body property a caller may send back from a resource it read (`id`, and `complete` when
+ * placing an order): accepted with any value and never read. Documented, so that a validating
+ * proxy lets such a request through; removed before the body is checked (see route.ts).
+ */
+const ignored = (why: string) => {
+  const schema = z
+    .unknown()
+    .optional()
+    .openapi({ description: `Accepted and ignored: ${why}` });
+  ignoredSchemas.add(schema);
+  return schema;
+};
+
+/** The names of a body schema's ignored properties. */
+export function ignoredProperties(body: z.ZodType | undefined): string[] {
+  if (!(body instanceof z.ZodObject)) return [];
+  return Object.entries(body.shape)
+    .filter(([, schema]) => ignoredSchemas.has(schema as z.ZodType))
+    .map(([property]) => property);
+}
+
+const serverAssignsIds = () => ignored('the server assigns ids.');
+
+/** 1-100 characters once the spaces around them are trimmed (the domain's rule, as a pattern). */
 const name = (example: string) =>
-  text().openapi({ description: '1-100 characters; stored trimmed.', example });
+  text().openapi({
+    description: '1-100 characters after trimming the spaces around them; stored trimmed.',
+    pattern: '^\\s*\\S([\\s\\S]{0,98}\\S)?\\s*$',
+    example,
+  });
 
 export const PetStatus = z
   .enum(petStatuses, { error: `must be one of ${petStatuses.join(', ')}` })
@@ -43,6 +68,7 @@ export const PetStatus = z
 
 export const NewPet = z
   .strictObject({
+    id: serverAssignsIds(),
     name: name('Rex'),
     categoryId: int64('An existing category.'),
     status: PetStatus.optional(),
@@ -66,6 +92,7 @@ export const Pets = z.array(Pet).openapi('Pets');
 
 export const NewCategory = z
   .strictObject({
+    id: serverAssignsIds(),
     name: name('Dogs'),
     description: text()
       .optional()
@@ -87,6 +114,8 @@ export const Category = z
 
 export const NewOrder = z
   .strictObject({
+    id: serverAssignsIds(),
+    complete: ignored('an order is placed incomplete; complete it with PATCH.'),
     petId: int64('An existing, available pet.'),
     quantity: count(1, MAX_ORDER_QUANTITY, 'Units to take from the stock.'),
     shipDate: dateTime('RFC 3339 with an offset.').optional(),
@@ -95,6 +124,7 @@ export const NewOrder = z
 
 export const OrderUpdate = z
   .strictObject({
+    id: ignored('an order keeps its id.'),
     shipDate: dateTime('RFC 3339 with an offset; `null` clears it.').nullable().optional(),
     complete: z
       .boolean({ error: 'must be true or false' })
@@ -123,6 +153,7 @@ export const InventoryItem = z
 
 export const InventoryUpdate = z
   .strictObject({
+    id: ignored('the path names the pet.'),
     quantity: count(0, MAX_STOCK, 'The new stock.'),
   })
   .openapi('InventoryUpdate', {

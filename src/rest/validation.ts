@@ -1,5 +1,6 @@
 import type { z } from '@hono/zod-openapi';
 import { type DomainError, validationFailed } from '../domain/errors.js';
+import { ignoredProperties } from './schemas.js';
 
 export type Location = 'path' | 'query' | 'body';
 
@@ -43,8 +44,13 @@ function describe(
   if (issue.code === 'unrecognized_keys') {
     const keys = issue.keys.map((key) => `"${key}"`).join(', ');
     const noun = nouns[where][issue.keys.length > 1 ? 1 : 0];
+    // The properties the caller can set (the ignored ones are accepted too, but set nothing).
+    const ignored = ignoredProperties(schema);
+    const settable = 'shape' in schema ? Object.keys(schema.shape as object) : [];
     const allowed =
-      'shape' in schema ? `; allowed: ${Object.keys(schema.shape as object).join(', ')}` : '';
+      settable.length > 0
+        ? `; allowed: ${settable.filter((key) => !ignored.includes(key)).join(', ')}`
+        : '';
     return `Unknown ${noun} ${keys}${allowed}`;
   }
   const field = issue.path.map(String).join('.') || 'The request body';

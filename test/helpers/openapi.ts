@@ -27,7 +27,7 @@ export interface OpenApiDocument {
   openapi: string;
   servers?: { url: string }[];
   paths: Record<string, PathItem>;
-  components?: { responses?: Record<string, ResponseDoc> };
+  components?: { schemas?: Record<string, Schema> };
 }
 
 /** A response as the test received it. */
@@ -43,7 +43,7 @@ const methods = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 
 /**
  * Checks REST responses against the OpenAPI document: the status must be documented for the
- * operation (or be the document's NotFound / MethodNotAllowed for an unknown path or method), the
+ * operation (or be 404 NOT_FOUND / 405 METHOD_NOT_ALLOWED in the Error shape for an unlisted path or method), the
  * documented required headers must be there, the body must match the schema (response schemas
  * forbid undocumented fields), and an error must carry a code listed for that status
  * (`x-error-codes`) with `status` equal to the HTTP status.
@@ -95,17 +95,21 @@ export class ResponseValidator {
     if (!pathname.startsWith(this.basePath)) fail(`not under ${this.basePath}`);
     const relative = pathname.slice(this.basePath.length);
     const template = this.templates.find(({ pattern }) => pattern.test(relative));
-    const shared = this.document.components?.responses ?? {};
+    // What the document's description promises for a path or method it does not list.
+    const unlisted = (code: string): ResponseDoc => ({
+      description: code,
+      content: { 'application/json': { schema: this.document.components?.schemas?.Error ?? {} } },
+      'x-error-codes': [code],
+    });
     if (!template) {
-      if (response.status !== 404 || !shared.NotFound) fail('no documented path matches');
-      return shared.NotFound as ResponseDoc;
+      if (response.status !== 404) fail('no documented path matches');
+      return unlisted('NOT_FOUND');
     }
     const method = response.method.toLowerCase() === 'head' ? 'get' : response.method.toLowerCase();
     const pathItem = this.document.paths[template.path] as PathItem;
     const operation = methods.includes(method) ? pathItem[method] : undefined;
     if (!operation) {
-      if (response.status !== 405 || !shared.MethodNotAllowed)
-        fail(`${template.path} documents no ${method.toUpperCase()}`);
+      if (response.status !== 405) fail(`${template.path} documents no ${method.toUpperCase()}`);
       const allow = (response.headers.get('allow') ?? '').split(/,\s*/).sort();
       const documented = methods
         .filter((name) => pathItem[name])
@@ -113,7 +117,7 @@ export class ResponseValidator {
         .sort();
       if (allow.join() !== documented.join())
         fail(`Allow is "${allow.join(', ')}", the document says ${documented.join(', ')}`);
-      return shared.MethodNotAllowed as ResponseDoc;
+      return unlisted('METHOD_NOT_ALLOWED');
     }
     const documented = operation.responses[String(response.status)] ?? operation.responses.default;
     if (!documented)

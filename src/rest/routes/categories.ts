@@ -16,6 +16,7 @@ export const listCategories = defineRoute(
     cache: { entity: 'category' },
     tag: 'categories',
     summary: 'List every category',
+    description: 'All categories ordered by id, in one unpaged list.',
     success: ok(z.array(Category), 'Every category, ordered by id.'),
   },
   async (c, _input, { domain }) => {
@@ -32,6 +33,8 @@ export const createCategory = defineRoute(
     scope: 'pets:write',
     tag: 'categories',
     summary: 'Create a category',
+    description:
+      'The name is stored trimmed and must be unique case-insensitively (409 CATEGORY_NAME_TAKEN).',
     body: NewCategory,
     success: created(Category, 'The new category.'),
     errors: ['CATEGORY_NAME_TAKEN'],
@@ -50,6 +53,7 @@ export const getCategory = defineRoute(
     cache: { entity: 'category', idParam: 'categoryId' },
     tag: 'categories',
     summary: 'Read a category',
+    description: 'One category by id; 404 CATEGORY_NOT_FOUND when there is none.',
     params: categoryPath,
     success: ok(Category, 'The category.'),
     errors: ['CATEGORY_NOT_FOUND'],

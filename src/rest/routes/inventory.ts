@@ -26,6 +26,9 @@ export const listInventory = defineRoute(
     cache: { entity: 'inventory' },
     tag: 'store',
     summary: 'List the stock of every pet',
+    description:
+      "Every pet's stock and status, ordered by pet id, one page at a time; `X-Total-Count` " +
+      'holds the number of pets.',
     query: z.object(pagingQuery),
     success: page(z.array(InventoryItem), 'A page of inventory items, by pet id.'),
   },
@@ -44,6 +47,7 @@ export const getInventoryItem = defineRoute(
     cache: { entity: 'inventory', idParam: 'petId' },
     tag: 'store',
     summary: "Read a pet's stock",
+    description: "One pet's stock and status; 404 PET_NOT_FOUND when there is no such pet.",
     params: petPath,
     success: ok(InventoryItem, "The pet's inventory item."),
     errors: ['PET_NOT_FOUND'],

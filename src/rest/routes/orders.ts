@@ -18,6 +18,9 @@ export const listOrders = defineRoute(
     scope: 'orders:read',
     tag: 'store',
     summary: 'List orders',
+    description:
+      'Orders ordered by id, filtered by `petId` and `complete`, one page at a time; ' +
+      '`X-Total-Count` holds the number of matching orders over all pages.',
     query: z.object({
       petId: queryParam(
         'petId',
@@ -51,7 +54,6 @@ export const placeOrder = defineRoute(
       'Takes the quantity from the stock of an available pet, atomically; taking the last unit ' +
       'makes the pet `sold`.',
     body: NewOrder,
-    ignoredProperties: ['id', 'complete'],
     success: created(Order, 'The new order, not complete.'),
     errors: ['UNKNOWN_PET', 'PET_NOT_AVAILABLE', 'INSUFFICIENT_STOCK'],
   },
@@ -69,6 +71,7 @@ export const getOrder = defineRoute(
     scope: 'orders:read',
     tag: 'store',
     summary: 'Read an order',
+    description: 'One order by id; 404 ORDER_NOT_FOUND when there is none.',
     params: orderPath,
     success: ok(Order, 'The order.'),
     errors: ['ORDER_NOT_FOUND'],

@@ -25,6 +25,9 @@ export const listPets = defineRoute(
     cache: { entity: 'pet' },
     tag: 'pets',
     summary: 'List pets',
+    description:
+      'Pets ordered by id, filtered by `status` and `categoryId`, one page at a time; `X-Total-Count` ' +
+      'holds the number of matching pets over all pages.',
     query: z.object({
       status: PetStatus.optional(),
       categoryId: queryParam(
