@@ -6,6 +6,7 @@ import type { ExecutionResult } from 'graphql';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeDb } from '../helpers/app.js';
 import {
+  codeOf,
   events,
   liveSecret,
   liveToken,
@@ -30,12 +31,6 @@ interface Request {
   query: string;
   extensions?: Record<string, unknown>;
   token?: string | undefined;
-}
-
-/** The first error's code of a result, or of the errors a client reported. */
-function codeOf(result: unknown): unknown {
-  const errors = Array.isArray(result) ? result : (result as ExecutionResult).errors;
-  return (errors?.[0] as { extensions?: { code?: unknown } } | undefined)?.extensions?.code;
 }
 
 async function overHttp(server: ServerProcess, method: 'POST' | 'GET', request: Request) {
@@ -188,7 +183,7 @@ describeDb('the GraphQL policies on every transport', () => {
             { query: policy.subscription, token: caller },
             touchPet,
           );
-    expect(codeOf(result), JSON.stringify(result) ?? String(result)).toBe(policy.code);
+    expect(codeOf(result).code, JSON.stringify(result) ?? String(result)).toBe(policy.code);
   });
 
   it.each(transports)('an allowed document runs over %s', async (transport) => {
@@ -257,14 +252,14 @@ describeDb('PERSISTED_OPERATIONS_ONLY on every transport', () => {
       transport === 'POST' || transport === 'GET'
         ? '{ pets(first: 2) { totalCount } }'
         : 'subscription { inventoryChanged { petId } }';
-    expect(codeOf(await run(transport, document))).toBe('PERSISTED_QUERY_ONLY');
+    expect(codeOf(await run(transport, document)).code).toBe('PERSISTED_QUERY_ONLY');
   });
 
   it.each(transports)('runs a listed operation over %s', async (transport) => {
     const document = transport === 'POST' || transport === 'GET' ? listedQuery : listedSubscription;
     const persistedQuery = { version: 1, sha256Hash: hash(document) };
     const result = await run(transport, document, { persistedQuery });
-    expect(codeOf(result)).toBeUndefined();
+    expect(codeOf(result).code).toBeUndefined();
     expect((result as ExecutionResult).data).toEqual(
       transport === 'POST' || transport === 'GET'
         ? { pets: { totalCount: 1 } }

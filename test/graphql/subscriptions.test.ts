@@ -1,8 +1,8 @@
 import { Client, subscriptionExchange } from '@urql/core';
-import type { ExecutionResult } from 'graphql';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeDb } from '../helpers/app.js';
 import {
+  codeOf,
   events,
   liveSecret,
   liveToken,
@@ -16,14 +16,6 @@ import { type ServerProcess, startServer } from '../helpers/server.js';
 
 const orderQuery = (petId: string) =>
   `subscription { orderChanged(petId: "${petId}") { kind id order { quantity pet { id status inventory { quantity } } } } }`;
-
-/** The first error's code and status of a result or of the errors a client reported. */
-function codeOf(result: unknown) {
-  const errors = Array.isArray(result) ? result : (result as ExecutionResult).errors;
-  const extensions = (errors?.[0] as { extensions?: Record<string, unknown> } | undefined)
-    ?.extensions;
-  return { code: extensions?.code, status: extensions?.status };
-}
 
 describeDb('subscriptions on the real server', () => {
   let server: ServerProcess;

@@ -173,3 +173,11 @@ export async function restPet(server: ServerProcess, token: string, quantity = 5
   if (quantity > 0) await restCall(server, 'PUT', `/store/inventory/${id}`, token, { quantity });
   return { id, categoryId: category.body?.id as number };
 }
+
+/** The first error's code and status of a result, or of the errors a client reported. */
+export function codeOf(result: unknown): { code: unknown; status: unknown } {
+  const errors = Array.isArray(result) ? result : (result as ExecutionResult | undefined)?.errors;
+  const extensions = (errors?.[0] as { extensions?: Record<string, unknown> } | undefined)
+    ?.extensions;
+  return { code: extensions?.code, status: extensions?.status };
+}
