@@ -2,10 +2,28 @@ import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import { createApp } from './app.js';
 import { mintToken } from './auth/tokens.js';
+import { parseCommand } from './cli.js';
 import { ConfigError, loadConfig, loadDotEnv } from './config.js';
 import { scopes } from './domain/authorization.js';
 import { answerClientErrors } from './http/client-error.js';
 import { closeServer, withConnectionClose } from './http/close-server.js';
+
+parseCommand({
+  name: 'npm start',
+  synopsis: '',
+  help: `Serves the Pet Store gateway: GraphQL at /graphql (GraphiQL in a browser), the REST façade at
+/api (its documentation at /api/docs), health at /health/live and /health/ready, metrics at /metrics.
+It is configured by environment variables, also read from a .env file; the main ones:
+
+  PORT, HOST        where it listens (default 127.0.0.1:4000)
+  DATABASE_URL      file:./data/petstore.db (SQLite, the default, created and seeded at first
+                    start) or postgresql://user@host:5432/database
+  AUTH_JWT_SECRET   the HS256 secret tokens are checked with (generated for development when unset)
+  REDIS_URL         shared state for several replicas
+  LOG_LEVEL         fatal, error, warn, info (default), debug, trace or silent
+
+Every variable, with its default, is in .env.example.`,
+});
 
 loadDotEnv();
 let config: ReturnType<typeof loadConfig>;

@@ -3,15 +3,16 @@
  * with the configured secret (AUTH_JWT_SECRET, else the development secret in ./data/). No scopes
  * means all of them. Bad input ends in one line on stderr and exit code 2, never a stack trace.
  */
-import { parseArgs } from 'node:util';
+import { fail, parseCommand, UsageError } from '../cli.js';
 import { ConfigError, loadConfig, loadDotEnv } from '../config.js';
 import { scopes } from '../domain/authorization.js';
 import { readOrCreateDevSecret } from './dev-secret.js';
 import { mintToken } from './tokens.js';
 
-const usage = `Usage: npm run token -- [scope…] [--sub <subject>] [--ttl <seconds>]
-
-Prints a bearer token (HS256) signed with AUTH_JWT_SECRET, or with the development secret kept
+const command = {
+  name: 'npm run token',
+  synopsis: '[scope…] [--sub <subject>] [--ttl <seconds>]',
+  help: `Prints a bearer token (HS256) signed with AUTH_JWT_SECRET, or with the development secret kept
 in ./data/ when none is configured.
 
   scope…           any of: ${scopes.join(' ')} (none: all of them)
@@ -19,39 +20,18 @@ in ./data/ when none is configured.
   --ttl <seconds>  lifetime in whole seconds, 1 to 31536000 (default: 86400, one day)
   -h, --help       this text
 
-Example: npm run -s token -- orders:read orders:write --sub alice --ttl 3600
-`;
-
-/** A mistake in the command line or the configuration: reported in one line, exit code 2. */
-class UsageError extends Error {}
+Example: npm run -s token -- orders:read orders:write --sub alice --ttl 3600`,
+  options: {
+    sub: { type: 'string' as const, default: 'developer' },
+    ttl: { type: 'string' as const, default: '86400' },
+  },
+  allowPositionals: true,
+};
 
 const MAX_TTL_SECONDS = 365 * 86400;
 
-function parse(argv: string[]) {
-  try {
-    return parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        sub: { type: 'string', default: 'developer' },
-        ttl: { type: 'string', default: '86400' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-  } catch (error) {
-    // parseArgs explains the problem well ("Unknown option '--x'"); keep only that sentence.
-    const [sentence = 'invalid arguments'] = (error as Error).message.split(/\.\s|\n/);
-    throw new UsageError(sentence);
-  }
-}
-
 async function main(argv: string[]): Promise<void> {
-  const { values, positionals } = parse(argv);
-  if (values.help) {
-    process.stdout.write(usage);
-    return;
-  }
+  const { values, positionals } = parseCommand(command, argv);
   if (!/^\d+$/.test(values.ttl) || Number(values.ttl) < 1 || Number(values.ttl) > MAX_TTL_SECONDS) {
     throw new UsageError(
       `--ttl must be a whole number of seconds from 1 to ${MAX_TTL_SECONDS}, not "${values.ttl}"`,
@@ -86,10 +66,4 @@ async function main(argv: string[]): Promise<void> {
   process.stdout.write(`${token}\n`);
 }
 
-try {
-  await main(process.argv.slice(2));
-} catch (error) {
-  const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`token: ${message} (see npm run token -- --help)\n`);
-  process.exitCode = error instanceof UsageError ? 2 : 1;
-}
+await main(process.argv.slice(2)).catch((error) => fail(command, error));

@@ -1,6 +1,15 @@
 /** `npm run db:migrate`: applies the committed migrations to the configured database. */
+import { parseCommand } from '../cli.js';
 import { loadConfig, loadDotEnv } from '../config.js';
 import { migrate } from './migrate.js';
+
+parseCommand({
+  name: 'npm run db:migrate',
+  synopsis: '',
+  help: `Applies the committed migrations (prisma/<database>/migrations) that the database named by
+DATABASE_URL (default: file:./data/petstore.db) has not had yet. The server does the same at
+every start; this command is for a deployment step that migrates before the servers start.`,
+});
 
 loadDotEnv();
 const config = loadConfig();

@@ -8,6 +8,7 @@
  */
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { fail, parseCommand, UsageError } from '../cli.js';
 import type { DatabaseConfig } from '../config.js';
 import { readSchemaFiles, variantDir, withSchemaEngine } from './migrate.js';
 
@@ -37,12 +38,22 @@ function engineConfig(provider: DatabaseConfig['provider']): DatabaseConfig {
   return { provider, url, schema: undefined, poolSize: 1 };
 }
 
+const command = {
+  name: 'npm run db:migration',
+  synopsis: '<name>',
+  help: `Writes the next migration of every database (prisma/sqlite and prisma/postgresql): the
+difference between the models of the last migration and prisma/models.prisma. Edit the models,
+run this, then review and commit the new folders.
+
+  <name>       what the migration does, e.g. add_pet_birthday
+  -h, --help   this text`,
+  allowPositionals: true,
+};
+
 async function main() {
-  const name = process.argv[2]?.replace(/[^a-z0-9_]+/gi, '_').toLowerCase();
-  if (!name) {
-    console.error('usage: npm run db:migration -- <name>');
-    process.exit(2);
-  }
+  const { positionals } = parseCommand(command);
+  const name = positionals[0]?.replace(/[^a-z0-9_]+/gi, '_').toLowerCase();
+  if (!name || positionals.length > 1) fail(command, new UsageError('give one migration name'));
   const stamp = new Date().toISOString().replace(/\D/g, '').slice(0, 14);
   for (const provider of providers) {
     const files = await readSchemaFiles(provider);

@@ -2,7 +2,7 @@
  * `npm run db:seed [-- --pets N]`: migrates the configured database, loads the sample data if it
  * is empty, and with `--pets N` tops the pets up to N (batched, with a progress bar on stderr).
  */
-import { parseArgs } from 'node:util';
+import { fail, parseCommand, UsageError } from '../cli.js';
 import { loadConfig, loadDotEnv } from '../config.js';
 import { BULK_TRANSACTION_MS, openDatabase } from './client.js';
 import { migrate } from './migrate.js';
@@ -12,17 +12,30 @@ import { seedPets } from './seed-bulk.js';
 
 const maxPets = 10_000_000;
 
+const command = {
+  name: 'npm run db:seed',
+  synopsis: '[--pets N]',
+  help: `Migrates the database named by DATABASE_URL (default: file:./data/petstore.db), loads the
+sample data when it is empty, and with --pets tops the pets up to N.
+
+  --pets N     make the database hold N pets (1 to ${maxPets.toLocaleString('en')}), in batches
+  -h, --help   this text`,
+  options: { pets: { type: 'string' as const } },
+};
+
 function parsePets(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const pets = Number(value);
   if (!/^\d+$/.test(value) || pets < 1 || pets > maxPets) {
-    console.error(`--pets must be a whole number from 1 to ${maxPets}, not "${value}".`);
-    process.exit(1);
+    fail(
+      command,
+      new UsageError(`--pets must be a whole number from 1 to ${maxPets}, not "${value}"`),
+    );
   }
   return pets;
 }
 
-const { values } = parseArgs({ options: { pets: { type: 'string' } } });
+const { values } = parseCommand(command);
 const pets = parsePets(values.pets);
 
 loadDotEnv();

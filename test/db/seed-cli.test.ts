@@ -52,7 +52,7 @@ describeDb('npm run db:seed -- --pets N', { timeout: 60_000 }, () => {
       ),
     );
     for (const result of results) {
-      expect(result.code).toBe(1);
+      expect(result.code).toBe(2);
       expect(result.stderr).toContain('--pets must be a whole number from 1 to 10000000');
     }
   });
