@@ -55,7 +55,7 @@ describeDb('one date-time rule for both edges', () => {
       json: { petId, quantity: 1, shipDate },
     });
     const patched = await rest(app(), 'PATCH', `/store/orders/${orderId}`, { json: { shipDate } });
-    const graphql = async (query: string, variables?: object) => {
+    const overGraphql = async (query: string, variables?: object) => {
       const response = await app().fetch(
         graphqlRequest({ query, variables }, { authorization: app().authorization }),
       );
@@ -68,19 +68,19 @@ describeDb('one date-time rule for both edges', () => {
     return {
       restPost: created.status === 201 ? (created.body as { shipDate: string }).shipDate : created,
       restPatch: patched.status === 200 ? (patched.body as { shipDate: string }).shipDate : patched,
-      graphqlVariable: await graphql(
+      graphqlVariable: await overGraphql(
         'mutation($d: DateTime) { placeOrder(input: { petId: "' +
           petId +
           '", quantity: 1, shipDate: $d }) { shipDate } }',
         { d: shipDate },
       ),
-      graphqlUpdate: await graphql(
+      graphqlUpdate: await overGraphql(
         'mutation($d: DateTime) { updateOrder(id: "' +
           orderId +
           '", input: { shipDate: $d }) { shipDate } }',
         { d: shipDate },
       ),
-      graphqlLiteral: await graphql(
+      graphqlLiteral: await overGraphql(
         `mutation { placeOrder(input: { petId: "${petId}", quantity: 1, shipDate: ${JSON.stringify(shipDate)} }) { shipDate } }`,
       ),
     };
