@@ -17,14 +17,16 @@ const format = (n: number) => n.toLocaleString('en-US');
 
 /**
  * A dependency-free progress bar. On a terminal it redraws one line in place (at most ten times a
- * second); elsewhere (CI logs, files) it writes a plain line every 10%.
+ * second); elsewhere (CI logs, files) it writes a plain line every 10%. The rate counts from
+ * `started` (a `performance.now()` value): when the work began, which may be before the bar exists
+ * (a bar made once the first batch reports would otherwise show that batch as done in no time).
  */
 export function createProgressBar(
   total: number,
   label: string,
   stream: ProgressStream = process.stderr,
+  started = performance.now(),
 ): ProgressBar {
-  const started = performance.now();
   let done = 0;
   let lastDraw = 0;
   let lastTenth = 0;

@@ -49,9 +49,10 @@ try {
   );
   if (pets !== undefined) {
     let bar: ReturnType<typeof createProgressBar> | undefined;
+    const started = performance.now();
     const added = await seedPets(database.prisma, pets, {
       onProgress: (done, toAdd) => {
-        bar ??= createProgressBar(toAdd, 'pets');
+        bar ??= createProgressBar(toAdd, 'pets', process.stderr, started);
         bar.update(done);
       },
     });

@@ -41,4 +41,14 @@ describe('progress bar', () => {
       /^<start>pets \[#{15}-{15}\] 50% 2\/4 \([^<]*\)<clear><start>pets \[#{30}\] 100% 4\/4 \([^<]*\)<clear>\n$/,
     );
   });
+
+  it('counts the rate from when the work began, not from when the bar was made', () => {
+    const out = stream(false);
+    // The first batch of 1,000 took two seconds before it reported.
+    const bar = createProgressBar(10_000, 'pets', out, performance.now() - 2000);
+    bar.update(1000);
+    const rate = Number(/\(([\d,]+)\/s/.exec(out.text())?.[1]?.replace(/,/g, ''));
+    expect(rate).toBeGreaterThan(400);
+    expect(rate).toBeLessThanOrEqual(500);
+  });
 });
