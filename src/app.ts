@@ -20,6 +20,7 @@ import { docsRoutes } from './http/docs.js';
 import type { AppEnv } from './http/env.js';
 import { errorResponse } from './http/error-response.js';
 import { graphiqlAssets } from './http/graphiql.js';
+import { landingRoutes } from './http/landing.js';
 import {
   clientKey,
   MemoryRateLimitStore,
@@ -139,6 +140,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   app.route('/', healthRoutes(database, logger, redis));
   app.route('/', metricsRoutes(metrics));
   app.route('/', docsRoutes);
+  app.route('/', landingRoutes(auth.devSecret ? auth.jwtSecret : undefined));
   app.route('/', graphiqlAssets);
   // One cross-origin policy for both edges; preflights are answered before the token check.
   for (const path of ['/graphql', REST_BASE_PATH, `${REST_BASE_PATH}/*`]) {

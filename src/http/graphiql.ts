@@ -24,10 +24,15 @@ const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${cha
 
 /**
  * The GraphiQL page (Yoga's `renderGraphiQL` hook). `options.title` may hold HTML (GraphiQL renders
- * it as such, which is how the page links to the REST docs); the document title is its text.
+ * it as such, which is how the page links to the REST docs); the browser tab shows the text before
+ * its first `·`, then "GraphiQL" (not the link's words).
  */
 export function renderGraphiQLPage(options: GraphiQLOptions): string {
-  const title = escapeHtml((options.title ?? 'GraphiQL').replace(/<[^>]*>/g, ''));
+  const name = (options.title ?? '')
+    .replace(/<[^>]*>/g, '')
+    .split('·')[0]
+    ?.trim();
+  const title = escapeHtml(name ? `${name} · GraphiQL` : 'GraphiQL');
   // This GraphiQL build starts from `query` and ignores `defaultQuery`.
   const pageOptions = { query: options.defaultQuery, ...options };
   // Inside <script>, "<" must not start a tag: "</script>" in a query would end the element.

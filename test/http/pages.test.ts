@@ -54,7 +54,7 @@ describeDb('developer pages', () => {
     expect(options.title).toContain('<a href="/api/docs">REST API docs</a>');
     expect(options.query).toContain('query AvailablePets');
     expect(options.query).toContain('/api/docs');
-    expect(html).toContain('<title>Pet Store gateway · REST API docs</title>');
+    expect(html).toContain('<title>Pet Store gateway · GraphiQL</title>');
 
     const init = await (await app().fetch(get('/assets/graphiql/init.js'))).text();
     const loaded = [...init.matchAll(/'(\/assets\/graphiql\/[^']+)'/g)].map(([, url]) => url);
@@ -72,5 +72,54 @@ describeDb('developer pages', () => {
       expect(response.status).toBe(404);
       expect(await response.json()).toMatchObject({ code: 'NOT_FOUND', status: 404 });
     }
+  });
+
+  it('/ lists where everything is: a page for a browser, JSON for a program', async () => {
+    const json = await app().fetch(get('/'));
+    expect(json.status).toBe(200);
+    const body = (await json.json()) as { links: Record<string, { href: string }> };
+    const hrefs = Object.values(body.links).map((link) => link.href);
+    expect(hrefs).toEqual([
+      '/graphql',
+      '/api',
+      '/api/docs',
+      '/api/openapi.json',
+      '/health/ready',
+      '/metrics',
+    ]);
+    for (const href of hrefs) {
+      const response = await app().fetch(get(href, { accept: 'text/html' }));
+      expect({ href, status: response.status }).toEqual({ href, status: 200 });
+    }
+    const html = await app().fetch(get('/', { accept: 'text/html,*/*' }));
+    expect(html.headers.get('content-type')).toMatch(/^text\/html/);
+    const text = await html.text();
+    for (const href of hrefs) expect(text).toContain(`<a href="${href}">`);
+    // The test app has a configured secret: no development token on the page.
+    expect(text).not.toContain('Development token');
+  });
+
+  it('/api lists the REST resources, each of which answers', async () => {
+    const response = await app().fetch(get('/api'));
+    const body = (await response.json()) as { resources: Record<string, string> };
+    expect(Object.keys(body.resources)).toEqual(['pets', 'categories', 'orders', 'inventory']);
+    for (const [name, href] of Object.entries(body.resources)) {
+      const listed = await app().fetch(get(href, { authorization: app().authorization }));
+      expect({ name, status: listed.status }).toEqual({ name, status: 200 });
+    }
+  });
+});
+
+describeDb('the landing page in development', () => {
+  const app = useTestApp({ AUTH_JWT_SECRET: '' });
+
+  it('shows an all-scopes token that the API accepts', async () => {
+    const html = await (await app().fetch(get('/', { accept: 'text/html' }))).text();
+    const token = /<pre>([\w.-]+)<\/pre>/.exec(html)?.[1];
+    expect(token).toBeDefined();
+    const orders = await app().fetch(
+      get('/api/store/orders', { authorization: `Bearer ${token}` }),
+    );
+    expect(orders.status).toBe(200);
   });
 });
