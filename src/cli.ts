@@ -43,6 +43,15 @@ export function parseCommand<Options extends NonNullable<ParseArgsConfig['option
   return parsed;
 }
 
+/** Runs a command's work; whatever it throws ends the command in one line (see `fail`). */
+export async function attempt<T>(command: { name: string }, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    fail(command, error);
+  }
+}
+
 /** Ends the command with one line on stderr: exit code 2 for a usage error, else 1. */
 export function fail(command: { name: string }, error: unknown): never {
   const message = error instanceof Error ? error.message : String(error);

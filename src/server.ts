@@ -25,17 +25,22 @@ It is configured by environment variables, also read from a .env file; the main 
 Every variable, with its default, is in .env.example.`,
 });
 
-loadDotEnv();
-let config: ReturnType<typeof loadConfig>;
-try {
-  config = loadConfig();
-} catch (error) {
+/** A configuration that cannot work (a bad variable, a database that is missing): one line. */
+function exitOnConfigError(error: unknown): never {
   if (!(error instanceof ConfigError)) throw error;
   console.error(error.message);
   process.exit(1);
 }
 
-const app = await createApp(config);
+loadDotEnv();
+let config: ReturnType<typeof loadConfig>;
+try {
+  config = loadConfig();
+} catch (error) {
+  exitOnConfigError(error);
+}
+
+const app = await createApp(config).catch(exitOnConfigError);
 if (app.devSecret) {
   const token = await mintToken(app.devSecret, {
     scopes,

@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
+import { database, databaseAvailable } from './helpers/app.js';
 import { projectRoot, tsx } from './helpers/process.js';
 
 /** Every command-line entry point: the npm script's name and what it runs. */
@@ -19,11 +20,11 @@ const commands: [string, string[]][] = [
 /** A database file no command may create when it only explains itself. */
 const untouched = join(tmpdir(), `petstore-cli-${process.pid}.db`);
 
-function run(args: string[]) {
+function run(args: string[], databaseUrl = `file:${untouched}`) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
     const child = spawn(process.execPath, args, {
       cwd: projectRoot,
-      env: { ...process.env, DATABASE_URL: `file:${untouched}`, LOG_LEVEL: 'info' },
+      env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'info' },
     });
     let stdout = '';
     let stderr = '';
@@ -63,3 +64,37 @@ it.each(commands)('%s refuses an unknown option in one line, exit code 2', async
   expect(answer.stderr).toBe(`${script}: Unknown option '--no-such-option' (see ${helpHint})\n`);
   expect(existsSync(untouched)).toBe(false);
 });
+
+describe.skipIf(database !== 'postgresql' || !databaseAvailable)(
+  'a PostgreSQL that is not there',
+  () => {
+    const server = new URL(inject('postgresUrl') ?? 'postgresql://localhost');
+    const missing = new URL(server);
+    missing.pathname = `/petstore_missing_${process.pid}`;
+    const closed = new URL(server);
+    closed.port = '1';
+
+    it.each([
+      [
+        'a database that does not exist',
+        missing,
+        /^.*names the database "petstore_missing_\d+", which PostgreSQL at .* does not have: create it \(createdb /,
+      ],
+      [
+        'a server that refuses connections',
+        closed,
+        /^.*PostgreSQL at [^ ]+:1 cannot be reached \(ECONNREFUSED\): start it/,
+      ],
+    ])(
+      '%s is one line saying what to do, from npm start and db:migrate',
+      async (_case, url, line) => {
+        for (const args of [['dist/server.js'], [tsx, 'src/db/migrate-cli.ts']]) {
+          const answer = await run(args, url.toString());
+          expect(answer.code).toBe(1);
+          expect(answer.stderr.trim().split('\n')).toHaveLength(1);
+          expect(answer.stderr).toMatch(line);
+        }
+      },
+    );
+  },
+);

@@ -8,7 +8,7 @@ import {
 } from '@prisma/driver-adapter-utils';
 import type { MigrationList, SchemaEngine } from '@prisma/schema-engine-wasm';
 import pg from 'pg';
-import type { DatabaseConfig } from '../config.js';
+import { ConfigError, type DatabaseConfig } from '../config.js';
 import { createAdapterFactory } from './client.js';
 
 const prismaDir = fileURLToPath(new URL('../../prisma/', import.meta.url));
@@ -182,7 +182,7 @@ async function runEngine<T>(
 
 /** Applies every committed migration the database has not seen yet; returns their names. */
 export async function migrate(config: DatabaseConfig): Promise<string[]> {
-  if (config.provider === 'postgresql' && config.schema) await createPostgresSchema(config);
+  if (config.provider === 'postgresql') await preparePostgres(config);
   const migrationsList = await readMigrations(config.provider);
   const { appliedMigrationNames } = await withSchemaEngine(config, (engine) =>
     engine.applyMigrations({ migrationsList, filters: { externalTables: [], externalEnums: [] } }),
@@ -190,14 +190,38 @@ export async function migrate(config: DatabaseConfig): Promise<string[]> {
   return appliedMigrationNames;
 }
 
-async function createPostgresSchema(config: DatabaseConfig & { provider: 'postgresql' }) {
+/**
+ * Connects once before the schema engine does, so that a database that is missing or cannot be
+ * reached is one sentence saying what to do (the engine would end in a WASM stack trace), and
+ * creates the configured schema. A missing database is not created: an operator chooses where
+ * databases live and who owns them, and a typing mistake in DATABASE_URL must not go unnoticed.
+ */
+async function preparePostgres(config: DatabaseConfig & { provider: 'postgresql' }) {
   const url = new URL(config.url);
   url.searchParams.delete('schema');
-  const client = new pg.Client({ connectionString: url.toString() });
-  await client.connect();
+  const client = new pg.Client({ connectionString: url.toString(), connectionTimeoutMillis: 5000 });
   try {
-    await client.query(`CREATE SCHEMA IF NOT EXISTS "${config.schema}"`);
+    await client.connect();
+  } catch (error) {
+    await client.end().catch(() => {});
+    throw new ConfigError(unreachableMessage(url, error));
+  }
+  try {
+    if (config.schema) await client.query(`CREATE SCHEMA IF NOT EXISTS "${config.schema}"`);
   } finally {
     await client.end();
   }
+}
+
+function unreachableMessage(url: URL, error: unknown): string {
+  const { code, message } = error as { code?: string; message?: string };
+  const database = decodeURIComponent(url.pathname.slice(1)) || 'postgres';
+  const server = `PostgreSQL at ${url.hostname}:${url.port || 5432}`;
+  if (code === '3D000') {
+    return `DATABASE_URL names the database "${database}", which ${server} does not have: create it (createdb ${database}, or CREATE DATABASE "${database}";), or name another one`;
+  }
+  if (code === '28P01' || code === '28000') {
+    return `${server} refused the user "${decodeURIComponent(url.username)}" (${message}): check the user and password in DATABASE_URL`;
+  }
+  return `${server} cannot be reached (${code ?? message}): start it, or fix the host and port in DATABASE_URL`;
 }

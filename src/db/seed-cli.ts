@@ -2,7 +2,7 @@
  * `npm run db:seed [-- --pets N]`: migrates the configured database, loads the sample data if it
  * is empty, and with `--pets N` tops the pets up to N (batched, with a progress bar on stderr).
  */
-import { fail, parseCommand, UsageError } from '../cli.js';
+import { attempt, fail, parseCommand, UsageError } from '../cli.js';
 import { loadConfig, loadDotEnv } from '../config.js';
 import { BULK_TRANSACTION_MS, openDatabase } from './client.js';
 import { migrate } from './migrate.js';
@@ -39,8 +39,11 @@ const { values } = parseCommand(command);
 const pets = parsePets(values.pets);
 
 loadDotEnv();
-const config = loadConfig();
-await migrate(config.database);
+const config = await attempt(command, async () => {
+  const config = loadConfig();
+  await migrate(config.database);
+  return config;
+});
 const database = openDatabase(config.database, { transactionTimeoutMs: BULK_TRANSACTION_MS });
 try {
   const seeded = await seedSampleData(database.prisma);
