@@ -1,6 +1,10 @@
 import type { IncomingMessage, Server } from 'node:http';
 import { type Context, Hono } from 'hono';
-import { resolveAuthSettings } from './auth/dev-secret.js';
+import {
+  type DevelopmentToken,
+  mintDevelopmentToken,
+  resolveAuthSettings,
+} from './auth/dev-secret.js';
 import { createTokenVerifier } from './auth/tokens.js';
 import type { Config } from './config.js';
 import { type Database, openDatabase } from './db/client.js';
@@ -85,6 +89,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const logger = options.logger ?? createLogger(config.logLevel);
   // First: in production a missing secret must stop the start before anything is touched.
   const auth = resolveAuthSettings(config.auth, config.production);
+  // Development only (a generated secret): the pages offer an all-scopes token.
+  const developmentToken: DevelopmentToken = auth.devSecret
+    ? () => mintDevelopmentToken(auth.jwtSecret as string)
+    : undefined;
   await migrate(config.database);
   const database = openDatabase(config.database, {
     transactionTimeoutMs: config.limits.requestTimeoutMs,
@@ -123,6 +131,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     metrics,
     subscriptions,
     cache,
+    developmentToken,
     persistedManifest: config.persistedOperationsOnly
       ? loadPersistedManifest(config.persistedOperationsOnly)
       : undefined,
@@ -139,8 +148,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   // Probes, metrics and static pages answer before the token check and the rate limit.
   app.route('/', healthRoutes(database, logger, redis));
   app.route('/', metricsRoutes(metrics));
-  app.route('/', docsRoutes);
-  app.route('/', landingRoutes(auth.devSecret ? auth.jwtSecret : undefined));
+  app.route('/', docsRoutes(developmentToken));
+  app.route('/', landingRoutes(developmentToken));
   app.route('/', graphiqlAssets);
   // One cross-origin policy for both edges; preflights are answered before the token check.
   for (const path of ['/graphql', REST_BASE_PATH, `${REST_BASE_PATH}/*`]) {

@@ -1,10 +1,9 @@
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import { createApp } from './app.js';
-import { mintToken } from './auth/tokens.js';
+import { mintDevelopmentToken } from './auth/dev-secret.js';
 import { parseCommand } from './cli.js';
 import { ConfigError, loadConfig, loadDotEnv } from './config.js';
-import { scopes } from './domain/authorization.js';
 import { answerClientErrors } from './http/client-error.js';
 import { closeServer, withConnectionClose } from './http/close-server.js';
 
@@ -42,16 +41,12 @@ try {
 
 const app = await createApp(config).catch(exitOnConfigError);
 if (app.devSecret) {
-  const token = await mintToken(app.devSecret, {
-    scopes,
-    subject: 'developer',
-    expiresIn: 7 * 86400,
-  });
+  const token = await mintDevelopmentToken(app.devSecret, 7 * 86400);
   app.logger.warn('development mode: no AUTH_JWT_SECRET, using a generated secret kept in ./data/');
   // Printed for the developer at the console, never logged: logs redact tokens.
   process.stderr.write(
     `\nAll-scopes development token (7 days; \`npm run token -- <scopes>\` mints more):\n${token}\n` +
-      'In GraphiQL, add it under Headers as {"Authorization": "Bearer <token>"}.\n\n',
+      "GraphiQL's Headers and Swagger UI's Authorize start with one; the page at / shows one too.\n\n",
   );
 }
 

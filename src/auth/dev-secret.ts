@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { ConfigError } from '../config.js';
-import type { AuthSettings } from './tokens.js';
+import { scopes } from '../domain/authorization.js';
+import { type AuthSettings, mintToken } from './tokens.js';
 
 export const DEV_SECRET_FILE = resolve('data/dev-jwt-secret');
 
@@ -23,6 +24,14 @@ export function resolveAuthSettings(
   }
   return { ...auth, jwtSecret: readOrCreateDevSecret(), devSecret: true };
 }
+
+/** Mints the development token: every scope, subject `developer`, a day unless told. */
+export function mintDevelopmentToken(secret: string, expiresIn = 86400): Promise<string> {
+  return mintToken(secret, { scopes, subject: 'developer', expiresIn });
+}
+
+/** In development (a generated secret), what mints the development token; else undefined. */
+export type DevelopmentToken = (() => Promise<string>) | undefined;
 
 export function readOrCreateDevSecret(file = DEV_SECRET_FILE): string {
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();

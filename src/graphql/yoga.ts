@@ -1,5 +1,6 @@
 import { getOperationAST } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
+import type { DevelopmentToken } from '../auth/dev-secret.js';
 import type { Limits } from '../config.js';
 import type { Database } from '../db/client.js';
 import { countCategories } from '../domain/categories.js';
@@ -86,6 +87,8 @@ export interface YogaOptions {
   shared: SharedReads;
   /** Only these operations run (PERSISTED_OPERATIONS_ONLY); else automatic persisted queries. */
   persistedManifest?: PersistedManifest;
+  /** In development, what mints the token GraphiQL's Headers start with. */
+  developmentToken?: DevelopmentToken;
 }
 
 /** What the app hands to each GraphQL operation: from the HTTP request, or a WebSocket's. */
@@ -131,7 +134,17 @@ export function createGraphQLHandler(options: YogaOptions): GraphQLEdge {
 }
 
 function createYogaServer(
-  { database, changes, logger, limits, metrics, subscriptions, cache, shared }: YogaOptions,
+  {
+    database,
+    changes,
+    logger,
+    limits,
+    metrics,
+    subscriptions,
+    cache,
+    shared,
+    developmentToken,
+  }: YogaOptions,
   checkCost: CostCheck,
   persisted: Plugin,
   { maskError, logFailures }: ReturnType<typeof createErrorHandling>,
@@ -153,10 +166,14 @@ function createYogaServer(
     graphqlEndpoint: '/graphql',
     cors: false, // the app's one policy for /graphql and /api (src/http/cors.ts)
     landingPage: false,
-    graphiql: {
+    graphiql: async () => ({
       title: 'Pet Store gateway · <a href="/api/docs">REST API docs</a>',
       defaultQuery: exampleQuery,
-    },
+      // Development only: the Headers tab starts with the all-scopes development token.
+      ...(developmentToken
+        ? { headers: JSON.stringify({ Authorization: `Bearer ${await developmentToken()}` }) }
+        : {}),
+    }),
     renderGraphiQL: renderGraphiQLPage,
     maskedErrors: { maskError },
     logging: {

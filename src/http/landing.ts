@@ -1,6 +1,5 @@
 import { Hono } from 'hono';
-import { mintToken } from '../auth/tokens.js';
-import { scopes } from '../domain/authorization.js';
+import type { DevelopmentToken } from '../auth/dev-secret.js';
 
 /** Where everything is: what `GET /` lists, for people and for programs. */
 const links = {
@@ -60,15 +59,11 @@ ${items}
  * server generated its secret), the same links as JSON for any other client; `GET /api`: the
  * REST resources. Both answer before the token check and the rate limit, like the other pages.
  */
-export function landingRoutes(devSecret: string | undefined): Hono {
-  const developmentToken = () =>
-    devSecret
-      ? mintToken(devSecret, { scopes, subject: 'developer', expiresIn: 86400 })
-      : undefined;
+export function landingRoutes(developmentToken: DevelopmentToken): Hono {
   return new Hono()
     .get('/', async (c) => {
       if ((c.req.header('accept') ?? '').includes('text/html'))
-        return c.html(page(await developmentToken()));
+        return c.html(page(await developmentToken?.()));
       return c.json({ name: 'Pet Store gateway', links });
     })
     .get('/api', (c) => c.json({ resources, documentation: links.openapi, docs: links.restDocs }));

@@ -329,7 +329,9 @@ export function buildOpenApiDocument(config: Config) {
     description:
       'A JWT whose `scope` claim (space-separated) grants `pets:write`, `orders:read`, ' +
       '`orders:write` or `inventory:write`; each operation names the one it needs in ' +
-      '`x-required-scope`. Reads of pets, categories and inventory need none.',
+      '`x-required-scope`. Reads of pets, categories and inventory need none. Tokens come from ' +
+      "whoever runs the server (`npm run token -- <scopes>` mints one with the server's secret); " +
+      'in development the server prints one at start, and this page is already authorized with it.',
   });
   for (const route of allRoutes) registry.registerPath(operation(route.spec, config));
 

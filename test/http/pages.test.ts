@@ -95,8 +95,11 @@ describeDb('developer pages', () => {
     expect(html.headers.get('content-type')).toMatch(/^text\/html/);
     const text = await html.text();
     for (const href of hrefs) expect(text).toContain(`<a href="${href}">`);
-    // The test app has a configured secret: no development token on the page.
+    // The test app has a configured secret: no development token on any page.
     expect(text).not.toContain('Development token');
+    expect(await (await app().fetch(get('/api/docs'))).text()).not.toContain('development-token');
+    const graphiql = await (await app().fetch(get('/graphql', { accept: 'text/html' }))).text();
+    expect(graphiql).not.toContain('Bearer');
   });
 
   it('/api lists the REST resources, each of which answers', async () => {
@@ -112,6 +115,20 @@ describeDb('developer pages', () => {
 
 describeDb('the landing page in development', () => {
   const app = useTestApp({ AUTH_JWT_SECRET: '' });
+
+  it('starts GraphiQL and Swagger UI with the development token', async () => {
+    const graphiql = await (await app().fetch(get('/graphql', { accept: 'text/html' }))).text();
+    const options = JSON.parse(
+      /id="graphiql-options">(.*)<\/script>/.exec(graphiql)?.[1]?.replace(/\\u003c/g, '<') ?? '{}',
+    ) as { headers?: string };
+    expect(JSON.parse(options.headers ?? '{}')).toEqual({
+      Authorization: expect.stringMatching(/^Bearer [\w-]+\.[\w-]+\.[\w-]+$/),
+    });
+    const docs = await (await app().fetch(get('/api/docs'))).text();
+    expect(docs).toMatch(
+      /<script type="application\/json" id="development-token">"[\w.-]+"<\/script>/,
+    );
+  });
 
   it('shows an all-scopes token that the API accepts', async () => {
     const html = await (await app().fetch(get('/', { accept: 'text/html' }))).text();
