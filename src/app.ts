@@ -34,7 +34,7 @@ import {
 import { ResponseCache } from './http/response-cache.js';
 import { timeLimit } from './http/time-limit.js';
 import { httpValidators } from './http/validators.js';
-import { createLogger, type Logger } from './logger.js';
+import { createLogger, type Logger, terminalDestination } from './logger.js';
 import { accessLog } from './observability/access-log.js';
 import { healthRoutes } from './observability/health.js';
 import { httpMetrics } from './observability/http-metrics.js';
@@ -86,7 +86,9 @@ function clientAddress(c: Context): string {
 
 /** Opens and migrates the database (seeding an empty one when configured) and builds the handler. */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
-  const logger = options.logger ?? createLogger(config.logLevel);
+  const logger =
+    options.logger ??
+    createLogger(config.logLevel, config.production ? undefined : terminalDestination());
   // First: in production a missing secret must stop the start before anything is touched.
   const auth = resolveAuthSettings(config.auth, config.production);
   // Development only (a generated secret): the pages offer an all-scopes token.
