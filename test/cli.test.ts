@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { database, databaseAvailable } from './helpers/app.js';
-import { projectRoot, tsx } from './helpers/process.js';
+import { runNode, tsx } from './helpers/process.js';
 
 /** Every command-line entry point: the npm script's name and what it runs. */
 const commands: [string, string[]][] = [
@@ -20,23 +19,8 @@ const commands: [string, string[]][] = [
 /** A database file no command may create when it only explains itself. */
 const untouched = join(tmpdir(), `petstore-cli-${process.pid}.db`);
 
-function run(args: string[], databaseUrl = `file:${untouched}`) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, args, {
-      cwd: projectRoot,
-      env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'info' },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const run = (args: string[], databaseUrl = `file:${untouched}`) =>
+  runNode(args, { DATABASE_URL: databaseUrl, LOG_LEVEL: 'info' });
 
 it.each(commands)(
   '%s answers --help and -h with its usage, and touches nothing',

@@ -1,25 +1,9 @@
-import { spawn } from 'node:child_process';
 import { expect, it } from 'vitest';
 import { describeDb } from '../helpers/app.js';
-import { childDatabase, projectRoot, tsx } from '../helpers/process.js';
+import { childDatabase, runNode, tsx } from '../helpers/process.js';
 
-function seed(databaseUrl: string, args: string[]) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [tsx, 'src/db/seed-cli.ts', ...args], {
-      cwd: projectRoot,
-      env: { ...process.env, DATABASE_URL: databaseUrl },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const seed = (databaseUrl: string, args: string[]) =>
+  runNode([tsx, 'src/db/seed-cli.ts', ...args], { DATABASE_URL: databaseUrl });
 
 describeDb('npm run db:seed -- --pets N', { timeout: 60_000 }, () => {
   it('loads the sample data, tops the pets up with a progress bar on stderr, and is idempotent', async () => {
