@@ -37,10 +37,13 @@ it.skipIf(database !== 'sqlite')(
       };
       const names = await app.firstAvailablePetNames(endpoint);
       expect(names.length).toBeGreaterThan(0);
-      // Anything outside the manifest is refused.
+      // Anything outside the manifest is refused (400 under GraphQL over HTTP's media type).
       const other = await fetch(endpoint, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/graphql-response+json',
+        },
         body: JSON.stringify({ query: '{ categories { name } }' }),
       });
       expect(other.status).toBe(400);
