@@ -1,5 +1,5 @@
 import { createRemoteJWKSet, type JWTPayload, jwtVerify, SignJWT } from 'jose';
-import type { Viewer } from '../domain/context.js';
+import { anonymous, type Viewer } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
 
 export interface AuthSettings {
@@ -15,6 +15,25 @@ export interface AuthSettings {
 export const WWW_AUTHENTICATE = 'Bearer realm="petstore"';
 
 export type TokenVerifier = (token: string) => Promise<Viewer>;
+
+/**
+ * The caller named by an `Authorization` value (the HTTP header, or the WebSocket's
+ * `connection_init` payload): none is anonymous; anything but `Bearer <token>` with a valid token
+ * is UNAUTHENTICATED, its message naming `where` the value came from.
+ */
+export async function viewerOf(
+  authorization: unknown,
+  verify: TokenVerifier,
+  where: string,
+): Promise<Viewer> {
+  if (authorization === undefined) return anonymous;
+  const token =
+    typeof authorization === 'string'
+      ? /^Bearer +([A-Za-z0-9._~+/-]+=*) *$/i.exec(authorization)?.[1]
+      : undefined;
+  if (!token) throw new DomainError('UNAUTHENTICATED', `${where} must be "Bearer <token>"`);
+  return verify(token);
+}
 
 /** Verifies bearer tokens: signature, expiry (always required), issuer and audience when set. */
 export function createTokenVerifier(settings: AuthSettings): TokenVerifier {

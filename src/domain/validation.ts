@@ -1,5 +1,10 @@
 import { validationFailed } from './errors.js';
 
+/** A JSON object (not an array, not null): what a request body or its parameters must be. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 /** Trims a required text and checks its length; the stored value is the trimmed one. */
 export function requiredText(value: string, field: string, maxLength: number): string {
   const text = value.trim();

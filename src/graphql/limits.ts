@@ -2,6 +2,7 @@ import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { type DocumentNode, type GraphQLError, type GraphQLSchema, parse } from 'graphql';
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import type { Limits } from '../config.js';
+import { isRecord } from '../domain/validation.js';
 import { operationCost } from './cost.js';
 import { refuseOperation } from './request-errors.js';
 
@@ -147,8 +148,4 @@ export function costLimit(check: CostCheck): Plugin {
       },
     }),
   };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
+import { isRecord } from '../domain/validation.js';
 import { refuse, refuseOperation } from './request-errors.js';
 
 /** A persisted-operations manifest: document by hash, as GraphQL Code Generator writes it. */
@@ -27,10 +28,6 @@ export function loadPersistedManifest(path: string): PersistedManifest {
     );
   }
   return new Map(Object.entries(parsed as Record<string, string>));
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex');

@@ -1,6 +1,7 @@
 import { GraphQLError } from 'graphql';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import { type ErrorCode, errorStatus } from '../domain/errors.js';
+import { isRecord } from '../domain/validation.js';
 import { requestError } from './errors.js';
 
 /**
@@ -23,10 +24,6 @@ export function refuseOperation(code: ErrorCode, message: string): GraphQLError 
   return createGraphQLError(message, {
     extensions: { code, status, http: { status, spec: true } },
   });
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** What is wrong with one operation of a request body, in words a person can act on. */

@@ -11,7 +11,7 @@ import type { SubscribePayload } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import type { GraphQLParams } from 'graphql-yoga';
 import { WebSocketServer } from 'ws';
-import type { TokenVerifier } from '../auth/tokens.js';
+import { type TokenVerifier, viewerOf } from '../auth/tokens.js';
 import { anonymous, type Viewer } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
 import { clientKey } from '../http/rate-limit.js';
@@ -104,26 +104,14 @@ export function serveWebSockets(server: Server, options: WebSocketOptions): WebS
       async onConnect(ctx) {
         const header = bearerOf(ctx.connectionParams);
         const address = ctx.extra.request.socket.remoteAddress ?? 'unknown';
-        let viewer = anonymous;
-        if (header !== undefined) {
-          const token =
-            typeof header === 'string'
-              ? /^Bearer +([A-Za-z0-9._~+/-]+=*) *$/i.exec(header)?.[1]
-              : undefined;
-          try {
-            if (!token) {
-              throw new DomainError(
-                'UNAUTHENTICATED',
-                'authorization in connection_init must be "Bearer <token>"',
-              );
-            }
-            viewer = await verify(token);
-          } catch (error) {
-            if (!(error instanceof DomainError)) throw error;
-            // graphql-ws would close with a bare "Forbidden": say why.
-            ctx.extra.socket.close(REFUSED, error.message.slice(0, 120));
-            return false;
-          }
+        let viewer: Viewer;
+        try {
+          viewer = await viewerOf(header, verify, 'authorization in connection_init');
+        } catch (error) {
+          if (!(error instanceof DomainError)) throw error;
+          // graphql-ws would close with a bare "Forbidden": say why.
+          ctx.extra.socket.close(REFUSED, error.message.slice(0, 120));
+          return false;
         }
         ctx.extra.viewer = viewer;
         ctx.extra.client = clientKey(viewer, address);

@@ -1,6 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import { type TokenVerifier, WWW_AUTHENTICATE } from '../auth/tokens.js';
-import { anonymous } from '../domain/context.js';
+import { type TokenVerifier, viewerOf, WWW_AUTHENTICATE } from '../auth/tokens.js';
 import { DomainError } from '../domain/errors.js';
 import type { AppEnv } from './env.js';
 import { errorResponse } from './error-response.js';
@@ -11,19 +10,11 @@ import { errorResponse } from './error-response.js';
  */
 export function authenticate(verify: TokenVerifier): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const header = c.req.header('authorization');
-    if (header === undefined) {
-      c.set('viewer', anonymous);
-      return next();
-    }
-    const token = /^Bearer +([A-Za-z0-9._~+/-]+=*) *$/i.exec(header)?.[1];
     try {
-      if (!token)
-        throw new DomainError(
-          'UNAUTHENTICATED',
-          'The Authorization header must be "Bearer <token>"',
-        );
-      c.set('viewer', await verify(token));
+      c.set(
+        'viewer',
+        await viewerOf(c.req.header('authorization'), verify, 'The Authorization header'),
+      );
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       return errorResponse(c, error, {

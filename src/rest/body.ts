@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { DomainError } from '../domain/errors.js';
-import { isJsonObject, JsonTooDeepError, parseJson } from './json.js';
+import { isRecord } from '../domain/validation.js';
+import { JsonTooDeepError, parseJson } from './json.js';
 
 /** `application/json` and the `+json` types (`application/merge-patch+json`, …). */
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.-]+\+)?json$/i;
@@ -48,7 +49,7 @@ export async function readJsonObject(c: Context): Promise<Record<string, unknown
     const detail = error instanceof SyntaxError ? `: ${error.message}` : '';
     throw malformed(`The request body is not valid JSON${detail}`);
   }
-  if (!isJsonObject(value)) throw malformed('The request body must be a JSON object');
+  if (!isRecord(value)) throw malformed('The request body must be a JSON object');
   return value;
 }
 

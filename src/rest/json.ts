@@ -66,7 +66,3 @@ export function stringifyJson(value: unknown): string {
   if (text === undefined) throw new TypeError('the value has no JSON representation');
   return text;
 }
-
-export function isJsonObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
