@@ -5,18 +5,24 @@ import {
   mintDevelopmentToken,
   resolveAuthSettings,
 } from './auth/dev-secret.js';
-import { createTokenVerifier } from './auth/tokens.js';
+import { createTokenVerifier, type TokenVerifier } from './auth/tokens.js';
+import { responseCache } from './cache/http.js';
+import { MemoryCacheStore } from './cache/memory-store.js';
+import { RedisCacheStore } from './cache/redis-store.js';
+import type { CacheStore } from './cache/store.js';
+import { createMemoryChangeFeed } from './changes/memory-feed.js';
+import { createRedisChangeFeed } from './changes/redis-feed.js';
 import type { Config } from './config.js';
 import { type Database, openDatabase } from './db/client.js';
 import { migrate } from './db/migrate.js';
 import { seedSampleData } from './db/seed.js';
-import { type ChangeFeed, createMemoryChangeFeed } from './domain/changes.js';
+import { createSharedReads } from './db/shared-reads.js';
+import type { ChangeFeed } from './domain/changes.js';
 import { DomainError } from './domain/errors.js';
-import { createSharedReads } from './domain/shared-reads.js';
 import { loadPersistedManifest } from './graphql/persisted.js';
 import { Subscriptions } from './graphql/subscriptions.js';
 import { serveWebSockets, type WebSocketTransport } from './graphql/websocket.js';
-import { createGraphQLHandler } from './graphql/yoga.js';
+import { createGraphQLEdge, type GraphQLEdge } from './graphql/yoga.js';
 import { authenticate } from './http/authenticate.js';
 import { bodyTooLargeMessage, limitBody } from './http/body-limit.js';
 import { corsPolicy } from './http/cors.js';
@@ -25,28 +31,19 @@ import type { AppEnv } from './http/env.js';
 import { errorResponse } from './http/error-response.js';
 import { graphiqlAssets } from './http/graphiql.js';
 import { landingRoutes } from './http/landing.js';
-import {
-  clientKey,
-  MemoryRateLimitStore,
-  type RateLimitStore,
-  rateLimit,
-} from './http/rate-limit.js';
-import { ResponseCache } from './http/response-cache.js';
 import { timeLimit } from './http/time-limit.js';
-import { httpValidators } from './http/validators.js';
 import { createLogger, type Logger, terminalDestination } from './logger.js';
 import { accessLog } from './observability/access-log.js';
 import { healthRoutes } from './observability/health.js';
 import { httpMetrics } from './observability/http-metrics.js';
-import { createMetrics } from './observability/metrics.js';
+import { createMetrics, type Metrics } from './observability/metrics.js';
 import { metricsRoutes } from './observability/metrics-route.js';
-import { createRedisChangeFeed } from './redis/change-feed.js';
-import { connectRedis } from './redis/connection.js';
-import { RedisRateLimitStore } from './redis/rate-limit-store.js';
-import { RedisResponseCache } from './redis/response-cache.js';
+import { clientKey, MemoryRateLimitStore, rateLimit } from './rate-limit/middleware.js';
+import { RedisRateLimitStore } from './rate-limit/redis-store.js';
+import { connectRedis, type RedisConnection } from './redis.js';
 import { createRestApi, REST_BASE_PATH } from './rest/api.js';
 import { deprecatedRoutes } from './rest/deprecation.js';
-import { allRoutes } from './rest/document.js';
+import { allRoutes } from './rest/routes/index.js';
 
 export interface App {
   /** The one fetch handler: /graphql, /api and health. `env` carries the Node request, if any. */
@@ -70,10 +67,6 @@ export interface App {
 
 export interface AppOptions {
   logger?: Logger;
-  /** Where rate-limit counts live; in memory by default. */
-  rateLimitStore?: RateLimitStore;
-  /** Where committed writes are reported (cache, subscriptions); in memory by default. */
-  changes?: ChangeFeed;
 }
 
 /** The peer address of a request served by @hono/node-server; 'unknown' without a socket. */
@@ -82,6 +75,115 @@ function clientAddress(c: Context): string {
     (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket.remoteAddress ??
     'unknown'
   );
+}
+
+/** The database, migrated (and seeded with sample data when it is new and configured so). */
+async function openStore(config: Config, logger: Logger): Promise<Database> {
+  await migrate(config.database);
+  const database = openDatabase(config.database, {
+    transactionTimeoutMs: config.limits.requestTimeoutMs,
+  });
+  if (config.seed && (await seedSampleData(database.prisma))) logger.info('loaded the sample data');
+  return database;
+}
+
+/** What replicas share through Redis when REDIS_URL is set, else what one process keeps. */
+interface SharedState {
+  redis: RedisConnection | undefined;
+  changes: ChangeFeed;
+  cache: CacheStore | undefined;
+  stopEvicting: () => void;
+}
+
+function sharedState(config: Config, logger: Logger, metrics: Metrics): SharedState {
+  const redis = config.redisUrl
+    ? connectRedis(config.redisUrl, {
+        databaseUrl: config.database.url,
+        logger,
+        onFailure: () => metrics.redisFailures.inc(),
+      })
+    : undefined;
+  const changes = redis ? createRedisChangeFeed(redis) : createMemoryChangeFeed();
+  const ttlMs = config.responseCacheTtlMs;
+  const cache =
+    ttlMs <= 0
+      ? undefined
+      : redis
+        ? new RedisCacheStore(redis, ttlMs, metrics)
+        : new MemoryCacheStore({ ttlMs, metrics });
+  // Writes on either edge (and, through the feed, on other replicas) evict before they answer.
+  const stopEvicting = cache?.listen(changes) ?? (() => {});
+  return { redis, changes, cache, stopEvicting };
+}
+
+interface RoutesOptions {
+  config: Config;
+  logger: Logger;
+  metrics: Metrics;
+  database: Database;
+  state: SharedState;
+  graphql: GraphQLEdge;
+  rest: Hono<AppEnv>;
+  verify: TokenVerifier;
+  developmentToken: DevelopmentToken;
+}
+
+/** Every route and middleware, in the order a request meets them. */
+function routes(options: RoutesOptions): Hono<AppEnv> {
+  const { config, logger, metrics, database, state, graphql, verify, developmentToken } = options;
+  const app = new Hono<AppEnv>();
+  // First, so that they see every request, including those of routes mounted later.
+  app.use(accessLog(logger), httpMetrics(metrics));
+  // Probes, metrics and static pages answer before the token check and the rate limit.
+  app.route('/', healthRoutes(database, logger, state.redis));
+  app.route('/', metricsRoutes(metrics));
+  app.route('/', docsRoutes(developmentToken));
+  app.route('/', landingRoutes(developmentToken));
+  app.route('/', graphiqlAssets);
+  // One cross-origin policy for both edges; preflights are answered before the token check.
+  const edges = ['/graphql', REST_BASE_PATH, `${REST_BASE_PATH}/*`];
+  for (const path of edges) app.use(path, corsPolicy(config.corsOrigins));
+  // Before the token check and the rate limit, so that their answers carry the headers too.
+  app.route(REST_BASE_PATH, deprecatedRoutes(allRoutes, config));
+  app.use(timeLimit(config.limits.requestTimeoutMs));
+  app.use(authenticate(verify));
+  if (config.rateLimitPerMinute > 0) {
+    const store = state.redis ? new RedisRateLimitStore(state.redis) : new MemoryRateLimitStore();
+    app.use(rateLimit(config.rateLimitPerMinute, store, clientAddress));
+  }
+  const tooLarge = new DomainError(
+    'PAYLOAD_TOO_LARGE',
+    bodyTooLargeMessage(config.limits.bodyBytes),
+  );
+  app.use(
+    '/graphql',
+    limitBody(config.limits.bodyBytes, (c) => errorResponse(c, tooLarge)),
+  );
+  // A public read the cache holds is answered here, before either edge runs.
+  const cache = responseCache({ store: state.cache, metrics });
+  for (const path of edges) app.use(path, cache);
+  app.on(['GET', 'POST', 'OPTIONS'], '/graphql', (c) =>
+    graphql.yoga.fetch(c.req.raw, {
+      requestId: c.get('requestId'),
+      viewer: c.get('viewer'),
+      client: clientKey(c.get('viewer'), clientAddress(c)),
+      accessLog: c.get('accessLog'),
+      signal: c.get('signal'),
+      cacheable: c.get('cacheable'),
+    }),
+  );
+  app.all('/graphql', (c) =>
+    errorResponse(
+      c,
+      new DomainError('METHOD_NOT_ALLOWED', `${c.req.method} is not allowed on /graphql`),
+      { allow: 'GET, POST, OPTIONS' },
+    ),
+  );
+  app.route(REST_BASE_PATH, options.rest);
+  app.notFound((c) =>
+    errorResponse(c, new DomainError('NOT_FOUND', `No route ${c.req.method} ${c.req.path}`)),
+  );
+  return app;
 }
 
 /** Opens and migrates the database (seeding an empty one when configured) and builds the handler. */
@@ -95,119 +197,41 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const developmentToken: DevelopmentToken = auth.devSecret
     ? () => mintDevelopmentToken(auth.jwtSecret as string)
     : undefined;
-  await migrate(config.database);
-  const database = openDatabase(config.database, {
-    transactionTimeoutMs: config.limits.requestTimeoutMs,
-  });
-  if (config.seed && (await seedSampleData(database.prisma))) logger.info('loaded the sample data');
-
+  const database = await openStore(config, logger);
   const subscriptions = new Subscriptions(config.limits.subscriptionsPerClient);
   const metrics = createMetrics(database, subscriptions);
-  const redis = config.redisUrl
-    ? connectRedis(config.redisUrl, {
-        databaseUrl: config.database.url,
-        logger,
-        onFailure: () => metrics.redisFailures.inc(),
-      })
-    : undefined;
-  const changes =
-    options.changes ?? (redis ? createRedisChangeFeed(redis) : createMemoryChangeFeed());
-  // One cache for both edges, evicted by the change feed (so by writes on either edge).
-  // In Redis when replicas share it: a write then evicts for every replica before it answers.
-  const ttlMs = config.responseCacheTtlMs;
-  const cache =
-    ttlMs > 0
-      ? redis
-        ? new RedisResponseCache(redis, ttlMs, metrics)
-        : new ResponseCache({ ttlMs, metrics })
-      : undefined;
-  const stopEvicting = cache?.listen(changes);
+  const state = sharedState(config, logger, metrics);
   // Public reads by id, coalesced across the requests in flight on both edges.
   const shared = createSharedReads(database.prisma);
-  const graphql = createGraphQLHandler({
+  const graphql = createGraphQLEdge({
     database,
     shared,
-    changes,
+    changes: state.changes,
     logger,
     limits: config.limits,
     metrics,
     subscriptions,
-    cache,
+    cache: state.cache !== undefined,
     developmentToken,
     persistedManifest: config.persistedOperationsOnly
       ? loadPersistedManifest(config.persistedOperationsOnly)
       : undefined,
   });
+  const rest = createRestApi({ database, shared, changes: state.changes, config, logger });
   const verify = createTokenVerifier(auth);
-  let webSockets: WebSocketTransport | undefined;
-  const app = new Hono<AppEnv>();
-  const tooLarge = new DomainError(
-    'PAYLOAD_TOO_LARGE',
-    bodyTooLargeMessage(config.limits.bodyBytes),
-  );
-  // First, so that they see every request, including those of routes mounted later.
-  app.use(accessLog(logger), httpMetrics(metrics));
-  // Probes, metrics and static pages answer before the token check and the rate limit.
-  app.route('/', healthRoutes(database, logger, redis));
-  app.route('/', metricsRoutes(metrics));
-  app.route('/', docsRoutes(developmentToken));
-  app.route('/', landingRoutes(developmentToken));
-  app.route('/', graphiqlAssets);
-  // One cross-origin policy for both edges; preflights are answered before the token check.
-  for (const path of ['/graphql', REST_BASE_PATH, `${REST_BASE_PATH}/*`]) {
-    app.use(path, corsPolicy(config.corsOrigins));
-  }
-  // Before the token check and the rate limit, so that their answers carry the headers too.
-  app.route(REST_BASE_PATH, deprecatedRoutes(allRoutes, config));
-  app.use(timeLimit(config.limits.requestTimeoutMs));
-  app.use(authenticate(verify));
-  if (config.rateLimitPerMinute > 0) {
-    app.use(
-      rateLimit(
-        config.rateLimitPerMinute,
-        options.rateLimitStore ??
-          (redis ? new RedisRateLimitStore(redis) : new MemoryRateLimitStore()),
-        clientAddress,
-      ),
-    );
-  }
-  // ETag, 304 and Cache-Control on GET answers of both edges.
-  app.use('/graphql', httpValidators());
-  app.use(`${REST_BASE_PATH}/*`, httpValidators());
-  app.use(
-    '/graphql',
-    limitBody(config.limits.bodyBytes, (c) => errorResponse(c, tooLarge)),
-  );
-  app.on(['GET', 'POST', 'OPTIONS'], '/graphql', (c) =>
-    graphql.yoga.fetch(c.req.raw, {
-      requestId: c.get('requestId'),
-      viewer: c.get('viewer'),
-      client: clientKey(c.get('viewer'), clientAddress(c)),
-      accessLog: c.get('accessLog'),
-      signal: c.get('signal'),
-    }),
-  );
-  app.all('/graphql', (c) =>
-    errorResponse(
-      c,
-      new DomainError('METHOD_NOT_ALLOWED', `${c.req.method} is not allowed on /graphql`),
-      { allow: 'GET, POST, OPTIONS' },
-    ),
-  );
-  app.route(
-    REST_BASE_PATH,
-    createRestApi({ database, shared, changes, config, logger, metrics, cache }),
-  );
-  app.notFound((c) =>
-    errorResponse(c, new DomainError('NOT_FOUND', `No route ${c.req.method} ${c.req.path}`)),
-  );
+  const app = routes({
+    ...{ config, logger, metrics, database, state, graphql, rest, verify },
+    developmentToken,
+  });
 
+  let webSockets: WebSocketTransport | undefined;
   return {
     fetch: async (request, env) => app.fetch(request, env),
     config,
     devSecret: auth.devSecret ? auth.jwtSecret : undefined,
     database,
     logger,
+    changes: state.changes,
     serveWebSockets(server) {
       webSockets ??= serveWebSockets(server, {
         graphql,
@@ -220,10 +244,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       subscriptions.close();
       await webSockets?.close();
     },
-    changes,
     close: async () => {
-      stopEvicting?.();
-      await redis?.close();
+      state.stopEvicting();
+      await state.redis?.close();
       await database.close();
     },
   };

@@ -5,10 +5,9 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
-import { DatabaseClosedError } from '../domain/database-errors.js';
-import { registerDialect } from '../domain/dialect.js';
 import { PrismaClient as PostgresPrismaClient } from '../generated/postgresql/client.js';
 import { PrismaClient } from '../generated/sqlite/client.js';
+import { DatabaseClosedError } from './errors.js';
 
 /**
  * The Prisma client type used across the code base. Both variants have the same API; the code is
@@ -16,8 +15,15 @@ import { PrismaClient } from '../generated/sqlite/client.js';
  */
 export type Db = PrismaClient;
 
+/**
+ * The SQL dialect behind a client, for the few statements Prisma cannot express (a conditional
+ * write that reports what it changed): the domain context carries it beside the client.
+ */
+export type SqlDialect = DatabaseConfig['provider'];
+
 export interface Database {
   readonly prisma: Db;
+  readonly dialect: SqlDialect;
   readonly config: DatabaseConfig;
   /** SQL statements sent since start (a monotonic counter: tests and benchmarks read deltas). */
   statementCount(): number;
@@ -106,9 +112,9 @@ export function openDatabase(config: DatabaseConfig, options: DatabaseOptions): 
     config.provider === 'sqlite'
       ? new PrismaClient({ adapter, transactionOptions })
       : (new PostgresPrismaClient({ adapter, transactionOptions }) as unknown as Db);
-  registerDialect(prisma, config.provider);
   return {
     prisma,
+    dialect: config.provider,
     config,
     statementCount: () => statements,
     close: () => {

@@ -1,4 +1,4 @@
-import type { PetStatus } from '../domain/pets.js';
+import type { Pet } from '../generated/sqlite/client.js';
 import { bulkTransaction, type Db } from './client.js';
 
 const categories = [
@@ -18,7 +18,7 @@ const names: Record<string, string[]> = {
 };
 
 /** The n-th sample pet's status: a deterministic mix, mostly available, a few pending or sold. */
-export function sampleStatus(n: number): PetStatus {
+export function sampleStatus(n: number): Pet['status'] {
   return n % 11 === 0 ? 'pending' : n % 13 === 0 ? 'sold' : 'available';
 }
 

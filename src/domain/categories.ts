@@ -1,8 +1,9 @@
+import { isPrismaError } from '../db/errors.js';
 import { requireScope } from './authorization.js';
 import type { DomainContext } from './context.js';
-import { isPrismaError } from './database-errors.js';
 import { DomainError } from './errors.js';
 import { parseId } from './ids.js';
+import { notFound } from './not-found.js';
 import { optionalText, requiredText } from './validation.js';
 
 export interface CategoryInput {
@@ -31,12 +32,6 @@ export function countCategories(ctx: DomainContext) {
   return ctx.db.category.count();
 }
 
-export async function requireCategory(ctx: DomainContext, rawId: unknown) {
-  const category = await getCategory(ctx, rawId);
-  if (!category) throw new DomainError('CATEGORY_NOT_FOUND', `Category ${rawId} does not exist`);
-  return category;
-}
-
 export async function createCategory(ctx: DomainContext, input: CategoryInput) {
   requireScope(ctx.viewer, 'pets:write');
   const data = categoryData(input);
@@ -59,8 +54,7 @@ export async function updateCategory(ctx: DomainContext, rawId: unknown, input: 
   try {
     category = await ctx.db.category.update({ where: { id }, data });
   } catch (error) {
-    if (isPrismaError(error, 'P2025'))
-      throw new DomainError('CATEGORY_NOT_FOUND', `Category ${id} does not exist`);
+    if (isPrismaError(error, 'P2025')) notFound('category', id);
     throw nameTaken(error, data.name);
   }
   await ctx.changes.publish([{ entity: 'category', kind: 'updated', id }]);
@@ -77,8 +71,7 @@ export async function deleteCategory(ctx: DomainContext, rawId: unknown): Promis
   try {
     await ctx.db.category.delete({ where: { id } });
   } catch (error) {
-    if (isPrismaError(error, 'P2025'))
-      throw new DomainError('CATEGORY_NOT_FOUND', `Category ${id} does not exist`);
+    if (isPrismaError(error, 'P2025')) notFound('category', id);
     // A pet created between the check and the delete.
     if (isPrismaError(error, 'P2003')) throw inUse();
     throw error;

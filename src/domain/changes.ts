@@ -7,32 +7,24 @@ export type Change =
   | { entity: 'order'; kind: ChangeKind; id: bigint; petId: bigint }
   | { entity: 'inventory'; kind: ChangeKind; petId: bigint };
 
-export type ChangeListener = (changes: readonly Change[]) => void | Promise<void>;
+/** Where a change was made: by this process, or by another replica (heard through the feed). */
+export type ChangeOrigin = 'local' | 'remote';
+
+export type ChangeListener = (
+  changes: readonly Change[],
+  origin: ChangeOrigin,
+) => void | Promise<void>;
 
 /**
  * Where the domain reports its writes once they are committed, whichever edge made them (never a
  * write that was rolled back). Listeners are the response cache, which must have evicted before
- * the write answers (so `publish` waits for them), and the subscriptions. In memory by default;
- * a shared implementation lets replicas hear each other's writes.
+ * the write answers (so `publish` waits for them), and the subscriptions. In memory by default
+ * (src/changes/); through Redis, replicas hear each other's writes.
  */
 export interface ChangeFeed {
   publish(changes: readonly Change[]): Promise<void>;
   /** Returns the function that unsubscribes. */
   subscribe(listener: ChangeListener): () => void;
-}
-
-export function createMemoryChangeFeed(): ChangeFeed {
-  const listeners = new Set<ChangeListener>();
-  return {
-    async publish(changes) {
-      // A listener that fails must not fail a write that is already committed.
-      await Promise.allSettled([...listeners].map(async (listener) => listener(changes)));
-    },
-    subscribe(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-  };
 }
 
 /** For contexts that only read (coalesced public reads, the cost limit's counts). */

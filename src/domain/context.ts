@@ -1,4 +1,4 @@
-import type { Db } from '../db/client.js';
+import type { Db, SqlDialect } from '../db/client.js';
 import type { ChangeFeed } from './changes.js';
 
 /** Who is calling: the verified token's subject and scopes, or an anonymous caller. */
@@ -15,9 +15,13 @@ export const anonymous: Viewer = Object.freeze({
   scopes: new Set<string>(),
 });
 
-/** What every domain function needs: the database, the caller, and where writes are reported. */
+/**
+ * What every domain function needs: the database and its SQL dialect, the caller, and where writes
+ * are reported.
+ */
 export interface DomainContext {
   readonly db: Db;
+  readonly dialect: SqlDialect;
   readonly viewer: Viewer;
   readonly changes: ChangeFeed;
 }

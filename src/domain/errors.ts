@@ -1,4 +1,4 @@
-import { isDatabaseTimeout, isDatabaseUnreachable } from './database-errors.js';
+import { isDatabaseTimeout, isDatabaseUnreachable } from '../db/errors.js';
 
 /** Every error code of the contract, with the HTTP status it always carries. */
 export const errorStatus = {
@@ -86,46 +86,12 @@ export const unavailableMessage = 'The database cannot be reached; try again lat
 const timeoutMessage = 'The request took longer than the time limit and was abandoned';
 const internalMessage = 'Unexpected error; it has been logged.';
 
-/** What the GraphQL server's own errors carry, read without importing GraphQL here. */
-interface ServerErrorLike {
-  extensions?: { code?: unknown; http?: { status?: unknown } };
-}
-
-/**
- * The GraphQL server's own request errors: already in contract codes (the limits, request-shape
- * checks), Yoga's codes (a mutation by GET, an operation it cannot pick), or no code at all (a
- * variable value GraphQL could not coerce, e.g. a bad DateTime).
- */
-function serverRequestError(error: ServerErrorLike & { message: string }): ErrorBody | undefined {
-  const { code, http } = error.extensions ?? {};
-  if (typeof code === 'string' && code in errorStatus)
-    return {
-      code: code as ErrorCode,
-      message: error.message,
-      status: errorStatus[code as ErrorCode],
-    };
-  if (code === 'OPERATION_RESOLUTION_FAILURE') {
-    return new DomainError(
-      'GRAPHQL_VALIDATION_FAILED',
-      'operationName must name an operation of the document (it may be left out when there is one)',
-    ).toBody();
-  }
-  if (code === 'BAD_REQUEST') {
-    return new DomainError(
-      http?.status === 405 ? 'METHOD_NOT_ALLOWED' : 'MALFORMED_REQUEST',
-      error.message,
-    ).toBody();
-  }
-  if (code === undefined) return validationFailed(error.message).toBody();
-  return undefined;
-}
-
 /**
  * The one decision of which contract error anything thrown is. Both edges, the metrics and the
- * health check render its answer; none decides on its own. `graphqlServerError` marks an error
- * raised by the GraphQL server itself (not thrown by the product's code).
+ * health check render its answer; none decides on its own. The GraphQL edge first gives the
+ * GraphQL server's own request errors their codes (src/graphql/errors.ts), then asks this.
  */
-export function classifyError(error: unknown, graphqlServerError = false): ClassifiedError {
+export function classifyError(error: unknown): ClassifiedError {
   if (error instanceof DomainError) return { body: error.toBody(), log: undefined };
   if (isDatabaseUnreachable(error)) {
     return {
@@ -138,10 +104,6 @@ export function classifyError(error: unknown, graphqlServerError = false): Class
       body: new DomainError('TIMEOUT', timeoutMessage).toBody(),
       log: { level: 'warn', message: 'a statement ran past the time limit', throttled: true },
     };
-  }
-  if (graphqlServerError) {
-    const body = serverRequestError(error as ServerErrorLike & { message: string });
-    if (body) return { body, log: undefined };
   }
   return {
     body: new DomainError('INTERNAL', internalMessage).toBody(),

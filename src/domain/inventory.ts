@@ -1,9 +1,10 @@
+import { inTransaction } from '../db/transaction.js';
 import { requireScope } from './authorization.js';
+import type { Change } from './changes.js';
 import type { DomainContext } from './context.js';
 import { parseId } from './ids.js';
+import { notFound } from './not-found.js';
 import { type Page, pageArgs } from './paging.js';
-import { petNotFound } from './pets.js';
-import { inTransaction } from './transaction.js';
 import { integerInRange } from './validation.js';
 
 export const MAX_STOCK = 1_000_000;
@@ -35,24 +36,24 @@ export async function updateInventory(ctx: DomainContext, rawPetId: unknown, qua
   requireScope(ctx.viewer, 'inventory:write');
   const petId = parseId(rawPetId, 'petId');
   const stock = integerInRange(quantity, 'quantity', 0, MAX_STOCK);
-  const item = await inTransaction(ctx, async (tx) => {
+  const { item, madeAvailable } = await inTransaction(ctx.db, async (tx) => {
     const { count } = await tx.inventoryItem.updateMany({
       where: { petId },
       data: { quantity: stock },
     });
-    if (count === 0) throw petNotFound(petId);
-    if (stock > 0) {
-      await tx.pet.updateMany({
-        where: { id: petId, status: 'sold' },
-        data: { status: 'available' },
-      });
-    }
-    return tx.inventoryItem.findUniqueOrThrow({ where: { petId } });
+    if (count === 0) notFound('pet', petId);
+    const { count: madeAvailable } =
+      stock > 0
+        ? await tx.pet.updateMany({
+            where: { id: petId, status: 'sold' },
+            data: { status: 'available' },
+          })
+        : { count: 0 };
+    const item = await tx.inventoryItem.findUniqueOrThrow({ where: { petId } });
+    return { item, madeAvailable: madeAvailable > 0 };
   });
-  // Stock above 0 may have made a sold pet available.
-  await ctx.changes.publish([
-    { entity: 'inventory', kind: 'updated', petId },
-    ...(stock > 0 ? [{ entity: 'pet', kind: 'updated', id: petId } as const] : []),
-  ]);
+  const changes: Change[] = [{ entity: 'inventory', kind: 'updated', petId }];
+  if (madeAvailable) changes.push({ entity: 'pet', kind: 'updated', id: petId });
+  await ctx.changes.publish(changes);
   return item;
 }

@@ -1,9 +1,12 @@
+import * as batchReads from '../db/batch-reads.js';
+import { isPrismaError } from '../db/errors.js';
 import type { Prisma } from '../generated/sqlite/client.js';
 import { requireScope } from './authorization.js';
+import type { Change } from './changes.js';
 import type { DomainContext } from './context.js';
-import { isPrismaError } from './database-errors.js';
 import { DomainError, validationFailed } from './errors.js';
 import { parseId } from './ids.js';
+import { notFound } from './not-found.js';
 import { type Page, pageArgs } from './paging.js';
 import { requiredText } from './validation.js';
 
@@ -28,15 +31,37 @@ export function parseStatus(value: string, field = 'status'): PetStatus {
   return value as PetStatus;
 }
 
+const optionalStatus = (status: string | null | undefined) =>
+  status == null ? undefined : parseStatus(status);
+
 export function petsWhere(filter: PetFilter): Prisma.PetWhereInput {
   return {
-    status: filter.status == null ? undefined : parseStatus(filter.status),
+    status: optionalStatus(filter.status),
     categoryId: filter.categoryId == null ? undefined : parseId(filter.categoryId, 'categoryId'),
   };
 }
 
 export function listPets(ctx: DomainContext, filter: PetFilter, page: Page) {
   return ctx.db.pet.findMany(pageArgs(page, petsWhere(filter), 'id'));
+}
+
+/** One page of pets (of `status`, when given) for each category, in one statement. */
+export function petPagesByCategory(
+  ctx: DomainContext,
+  categoryIds: readonly bigint[],
+  status: string | null | undefined,
+  page: Page,
+) {
+  return batchReads.petPagesByCategory(ctx.db, categoryIds, optionalStatus(status), page);
+}
+
+/** How many pets (of `status`, when given) each category has, in one statement. */
+export function petCountsByCategory(
+  ctx: DomainContext,
+  categoryIds: readonly bigint[],
+  status: string | null | undefined,
+) {
+  return batchReads.petCountsByCategory(ctx.db, categoryIds, optionalStatus(status));
 }
 
 export function countPets(ctx: DomainContext, filter: PetFilter) {
@@ -46,7 +71,7 @@ export function countPets(ctx: DomainContext, filter: PetFilter) {
 async function checkedInput(ctx: DomainContext, input: PetInput) {
   const name = requiredText(input.name, 'name', 100);
   const categoryId = parseId(input.categoryId, 'categoryId');
-  const status = input.status == null ? undefined : parseStatus(input.status);
+  const status = optionalStatus(input.status);
   const category = await ctx.db.category.findUnique({
     where: { id: categoryId },
     select: { id: true },
@@ -82,20 +107,20 @@ export async function createPet(ctx: DomainContext, input: PetInput) {
 export async function updatePet(ctx: DomainContext, rawId: unknown, input: PetInput) {
   requireScope(ctx.viewer, 'pets:write');
   const id = parseId(rawId, 'id');
-  await requirePet(ctx, id);
+  const before = await requirePet(ctx, id);
   const data = await checkedInput(ctx, input);
   let pet: Awaited<ReturnType<typeof ctx.db.pet.update>>;
   try {
     pet = await ctx.db.pet.update({ where: { id }, data });
   } catch (error) {
-    if (isPrismaError(error, 'P2025')) throw petNotFound(id);
+    if (isPrismaError(error, 'P2025')) notFound('pet', id);
     throw unknownCategory(error, data.categoryId);
   }
+  const changes: Change[] = [{ entity: 'pet', kind: 'updated', id }];
   // The inventory item shows the pet's status.
-  await ctx.changes.publish([
-    { entity: 'pet', kind: 'updated', id },
-    { entity: 'inventory', kind: 'updated', petId: id },
-  ]);
+  if (pet.status !== before.status)
+    changes.push({ entity: 'inventory', kind: 'updated', petId: id });
+  await ctx.changes.publish(changes);
   return pet;
 }
 
@@ -110,7 +135,7 @@ export async function deletePet(ctx: DomainContext, rawId: unknown): Promise<big
   try {
     await ctx.db.pet.delete({ where: { id } });
   } catch (error) {
-    if (isPrismaError(error, 'P2025')) throw petNotFound(id);
+    if (isPrismaError(error, 'P2025')) notFound('pet', id);
     // An order placed between the check and the delete.
     if (isPrismaError(error, 'P2003')) throw hasOrders();
     throw error;
@@ -122,14 +147,8 @@ export async function deletePet(ctx: DomainContext, rawId: unknown): Promise<big
   return id;
 }
 
-export async function requirePet(ctx: DomainContext, id: bigint) {
-  const pet = await ctx.db.pet.findUnique({ where: { id } });
-  if (!pet) throw petNotFound(id);
-  return pet;
-}
-
-export function petNotFound(id: bigint): DomainError {
-  return new DomainError('PET_NOT_FOUND', `Pet ${id} does not exist`);
+async function requirePet(ctx: DomainContext, id: bigint) {
+  return (await ctx.db.pet.findUnique({ where: { id } })) ?? notFound('pet', id);
 }
 
 function unknownCategory(error: unknown, categoryId: bigint): unknown {

@@ -1,6 +1,7 @@
-import { type DocumentNode, type GraphQLSchema, getOperationAST, getVariableValues } from 'graphql';
+import { type DocumentNode, type GraphQLSchema, getVariableValues } from 'graphql';
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { Plugin } from 'graphql-yoga';
+import { operationOf } from './operation.js';
 
 /**
  * Queries run as JavaScript compiled for their document (graphql-jit), once per document and
@@ -32,10 +33,8 @@ export function compiledQueries(schema: GraphQLSchema): Plugin {
   };
   return {
     onExecute({ executeFn, setExecuteFn }) {
-      // Decided on the arguments execution is called with: the response cache adds fields to the
-      // document it hands on (memoised, so the compiled query is reused).
       setExecuteFn((args) => {
-        const operation = getOperationAST(args.document, args.operationName);
+        const operation = operationOf(args.document, args.operationName);
         if (operation?.operation !== 'query') return executeFn(args);
         const variables = args.variableValues ?? {};
         const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables);

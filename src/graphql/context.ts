@@ -1,5 +1,5 @@
+import type { SharedReads } from '../db/shared-reads.js';
 import type { DomainContext } from '../domain/context.js';
-import type { SharedReads } from '../domain/shared-reads.js';
 import { ListItemBudget } from './list-items.js';
 import { createLoaders, type Loaders } from './loaders.js';
 import type { Subscriber } from './subscriptions.js';

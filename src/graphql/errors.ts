@@ -1,7 +1,15 @@
 import { type ExecutionResult, GraphQLError } from 'graphql';
 import { handleStreamOrSingleExecutionResult, type Plugin } from 'graphql-yoga';
 import { WWW_AUTHENTICATE } from '../auth/tokens.js';
-import { classifyError, type ErrorBody, errorStatus } from '../domain/errors.js';
+import {
+  type ClassifiedError,
+  classifyError,
+  DomainError,
+  type ErrorBody,
+  type ErrorCode,
+  errorStatus,
+  validationFailed,
+} from '../domain/errors.js';
 import type { Logger } from '../logger.js';
 import { logFailure } from '../observability/log-throttle.js';
 
@@ -44,17 +52,55 @@ function causeOf(error: GraphQLError): { cause: unknown; raisedByServer: boolean
     : { cause: error, raisedByServer: true };
 }
 
+/**
+ * The GraphQL server's own request errors: already in contract codes (the limits, request-shape
+ * checks), Yoga's codes (a mutation by GET, an operation it cannot pick), or no code at all (a
+ * variable value GraphQL could not coerce, e.g. a bad DateTime).
+ */
+function serverRequestError(error: GraphQLError): ErrorBody | undefined {
+  const { code, http } = error.extensions as { code?: unknown; http?: { status?: unknown } };
+  if (typeof code === 'string' && code in errorStatus)
+    return {
+      code: code as ErrorCode,
+      message: error.message,
+      status: errorStatus[code as ErrorCode],
+    };
+  if (code === 'OPERATION_RESOLUTION_FAILURE') {
+    return new DomainError(
+      'GRAPHQL_VALIDATION_FAILED',
+      'operationName must name an operation of the document (it may be left out when there is one)',
+    ).toBody();
+  }
+  if (code === 'BAD_REQUEST') {
+    return new DomainError(
+      http?.status === 405 ? 'METHOD_NOT_ALLOWED' : 'MALFORMED_REQUEST',
+      error.message,
+    ).toBody();
+  }
+  if (code === undefined) return validationFailed(error.message).toBody();
+  return undefined;
+}
+
+/**
+ * The classifier's decision for what a GraphQL error stands for: the GraphQL server's own request
+ * errors get their codes here, anything else is the one classifier's (`classifyError`).
+ */
+function classifyCause(cause: unknown, raisedByServer: boolean): ClassifiedError {
+  const body = raisedByServer ? serverRequestError(cause as GraphQLError) : undefined;
+  return body ? { body, log: undefined } : classifyError(cause);
+}
+
 /** The contract code a GraphQL error is sent with (for metrics, which see errors before masking). */
 export function errorCodeOf(error: unknown): string {
   const { cause, raisedByServer } =
     error instanceof GraphQLError ? causeOf(error) : { cause: error, raisedByServer: false };
-  return classifyError(cause, raisedByServer).body.code;
+  return classifyCause(cause, raisedByServer).body.code;
 }
 
 /** What the classifier says of a GraphQL error: its contract body, and how to log its cause. */
 function classify(error: GraphQLError) {
   const { cause, raisedByServer } = causeOf(error);
-  return { cause, raisedByServer, ...classifyError(cause, raisedByServer) };
+  return { cause, raisedByServer, ...classifyCause(cause, raisedByServer) };
 }
 
 /**

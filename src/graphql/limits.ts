@@ -1,10 +1,11 @@
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
-import { type DocumentNode, type GraphQLError, type GraphQLSchema, parse } from 'graphql';
+import type { DocumentNode, GraphQLError, GraphQLSchema } from 'graphql';
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import type { Limits } from '../config.js';
 import { isRecord } from '../domain/validation.js';
 import { operationCost } from './cost.js';
 import { refuseOperation } from './request-errors.js';
+import type { ListSizes, ListSizesContext } from './unpaged-lists.js';
 
 const tooComplex = (message: string) => refuseOperation('QUERY_TOO_COMPLEX', message);
 
@@ -20,19 +21,6 @@ function markTooComplex(_context: unknown, error: GraphQLError) {
 
 const onReject = [markTooComplex];
 
-/** More operations in one batched request than allowed: QUERY_TOO_COMPLEX, before any runs. */
-export function batchLimit(limit: number): Plugin {
-  return {
-    onRequestParse: () => ({
-      onRequestParseDone({ requestParserResult }) {
-        if (Array.isArray(requestParserResult) && requestParserResult.length > limit) {
-          throw tooComplex(`A batch may hold at most ${limit} operations`);
-        }
-      },
-    }),
-  };
-}
-
 /** Depth, alias, token and directive limits (graphql-armor). The cost limit is `costLimit`. */
 export function queryLimits(limits: Limits): Plugin {
   return EnvelopArmorPlugin({
@@ -46,105 +34,100 @@ export function queryLimits(limits: Limits): Plugin {
   }) as Plugin;
 }
 
-export interface CostLimitOptions {
+export interface CostRuleOptions {
   schema: GraphQLSchema;
   maxCost: number;
-  maxTokens: number;
-  /** How to count the real size of each unpaged list, by schema coordinate (`Query.categories`). */
-  unpagedLists: Record<string, () => Promise<number>>;
 }
 
-/** Parsed documents by text, so that the cost rule parses a repeated query once. */
-class DocumentCache {
-  readonly #documents = new Map<string, DocumentNode | null>();
-  constructor(
-    private readonly maxTokens: number,
-    private readonly capacity = 1000,
-  ) {}
-
-  /** The document, or null when it does not parse (Yoga reports that error itself). */
-  get(query: string): DocumentNode | null {
-    let document = this.#documents.get(query);
-    if (document === undefined) {
-      try {
-        document = parse(query, { noLocation: true, maxTokens: this.maxTokens });
-      } catch {
-        document = null;
-      }
-      if (this.#documents.size >= this.capacity)
-        this.#documents.delete(this.#documents.keys().next().value as string);
-      this.#documents.set(query, document);
-    }
-    return document;
-  }
+/** The cost rule: how much an operation costs (see `operationCost`), and its refusal. */
+export interface CostRule {
+  cost(
+    document: DocumentNode,
+    operationName: string | null | undefined,
+    variables: unknown,
+    listSizes: ListSizes | undefined,
+  ): number;
+  /** QUERY_TOO_COMPLEX when `cost` is over the limit. */
+  check(cost: number): void;
 }
 
-/** Refuses operations whose cost is over the limit (QUERY_TOO_COMPLEX); see `costRule`. */
-export type CostCheck = (operations: readonly GraphQLParams[]) => Promise<void>;
-
-/**
- * The cost limit, evaluated with the real variable values before anything runs: every page size
- * counts however it is spelled, and a batch costs the sum of its operations (see
- * `operationCost`). Over the limit the whole request is QUERY_TOO_COMPLEX. HTTP requests meet it
- * in `costLimit`; operations over a WebSocket are checked with the same function.
- */
-export function costRule({
-  schema,
-  maxCost,
-  maxTokens,
-  unpagedLists,
-}: CostLimitOptions): CostCheck {
-  const documents = new DocumentCache(maxTokens);
-  return async (operations) => {
-    const sizes = new Map<string, number>();
-    const requestCost = () => {
-      const unknownSizes = new Set<string>();
-      const listSize = (coordinate: string) => {
-        const size = sizes.get(coordinate);
-        if (size === undefined && coordinate in unpagedLists) unknownSizes.add(coordinate);
-        return size;
-      };
-      let cost = 0;
-      for (const params of operations) cost += paramsCost(params, listSize);
-      return { cost, unknownSizes };
-    };
-    const paramsCost = (params: GraphQLParams, listSize: (c: string) => number | undefined) => {
-      const document = typeof params.query === 'string' ? documents.get(params.query) : null;
-      if (!document) return 0;
-      const variables = isRecord(params.variables) ? params.variables : {};
-      return operationCost({
+export function costRule({ schema, maxCost }: CostRuleOptions): CostRule {
+  return {
+    cost: (document, operationName, variables, listSizes) =>
+      operationCost({
         schema,
         document,
-        operationName: typeof params.operationName === 'string' ? params.operationName : null,
-        variables,
-        listSize,
-      });
-    };
-
-    let { cost, unknownSizes } = requestCost();
-    if (unknownSizes.size > 0) {
-      // Counted only for the requests that ask for an unpaged list.
-      for (const coordinate of unknownSizes)
-        sizes.set(coordinate, await (unpagedLists[coordinate] as () => Promise<number>)());
-      ({ cost } = requestCost());
-    }
-    if (cost > maxCost) {
-      throw tooComplex(
-        `This request could return about ${cost} fields, more than the limit of ${maxCost}; ` +
-          'ask for smaller pages (first) or fewer nested lists',
-      );
-    }
+        operationName,
+        variables: isRecord(variables) ? variables : {},
+        listSize: (coordinate) => listSizes?.get(coordinate),
+      }),
+    check(cost) {
+      if (cost > maxCost) {
+        throw tooComplex(
+          `This request could return about ${cost} fields, more than the limit of ${maxCost}; ` +
+            'ask for smaller pages (first) or fewer nested lists',
+        );
+      }
+    },
   };
 }
 
-/** The cost rule on HTTP requests, once their operations are parsed from the request. */
-export function costLimit(check: CostCheck): Plugin {
+/**
+ * The cost limit, in validation over the document Yoga parsed, with the operation's real variable
+ * values: every page size counts however it is spelled (see `operationCost`). Over the limit the
+ * operation is QUERY_TOO_COMPLEX and nothing runs; the refusal is thrown (as armor's limits are),
+ * so that Yoga's validation cache, which keeps results by document, never keeps one that depends
+ * on variables. Every transport goes through it.
+ */
+export function costLimit(rule: CostRule): Plugin<{ params?: GraphQLParams } & ListSizesContext> {
   return {
-    onRequestParse: () => ({
+    onValidate:
+      ({ context, params: { documentAST } }) =>
+      ({ result }) => {
+        if (result.length > 0) return;
+        const { operationName, variables } = context.params ?? {};
+        rule.check(rule.cost(documentAST, operationName, variables, context.listSizes));
+      },
+  };
+}
+
+export interface BatchRulesOptions {
+  /** The most operations a batched request may hold. */
+  limit: number;
+  rule: CostRule;
+  /** The parsed document of an operation's parameters (Yoga's parse cache; undefined: none). */
+  documentOf: (params: unknown) => DocumentNode | undefined;
+  /** The sizes of the unpaged lists the documents of a request ask for. */
+  sizesFor: (
+    documents: readonly DocumentNode[],
+    request: Request,
+  ) => Promise<ListSizes | undefined>;
+}
+
+/**
+ * What holds for a batched request as a whole, checked before any of its operations runs: at most
+ * `limit` operations, and the sum of their costs under the cost limit. Documents come from the
+ * parse cache Yoga reads, so nothing is parsed twice.
+ */
+export function batchRules({ limit, rule, documentOf, sizesFor }: BatchRulesOptions): Plugin {
+  return {
+    onRequestParse: ({ request }) => ({
       async onRequestParseDone({ requestParserResult }) {
-        await check(
-          Array.isArray(requestParserResult) ? requestParserResult : [requestParserResult],
+        if (!Array.isArray(requestParserResult)) return;
+        if (requestParserResult.length > limit)
+          throw tooComplex(`A batch may hold at most ${limit} operations`);
+        const operations = requestParserResult.flatMap((params) => {
+          const document = documentOf(params);
+          return document ? [{ params, document }] : [];
+        });
+        const sizes = await sizesFor(
+          operations.map(({ document }) => document),
+          request,
         );
+        let cost = 0;
+        for (const { params, document } of operations)
+          cost += rule.cost(document, params.operationName, params.variables, sizes);
+        rule.check(cost);
       },
     }),
   };

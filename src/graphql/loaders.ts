@@ -1,30 +1,14 @@
 import DataLoader from 'dataloader';
-import {
-  orderCountsByPet,
-  orderPagesByPet,
-  ordersByIds,
-  petCountsByCategory,
-  petPagesByCategory,
-} from '../domain/batch-reads.js';
+import { keyedLoader } from '../db/keyed-loader.js';
+import type { SharedReads } from '../db/shared-reads.js';
 import type { DomainContext } from '../domain/context.js';
+import { orderCountsByPet, orderPagesByPet, ordersByIds } from '../domain/orders.js';
 import type { Page } from '../domain/paging.js';
-import type { SharedReads } from '../domain/shared-reads.js';
+import { petCountsByCategory, petPagesByCategory } from '../domain/pets.js';
 
 export interface LoaderOptions {
   /** Keep what was read for the rest of the operation (queries); mutations change it, so they don't. */
   cache: boolean;
-}
-
-/** A loader of rows by key: each batch is one read of every key asked for in the same tick. */
-function byKey<Row>(
-  read: (keys: readonly bigint[]) => Promise<Row[]>,
-  keyOf: (row: Row) => bigint,
-  options: LoaderOptions,
-): DataLoader<bigint, Row | null> {
-  return new DataLoader(async (keys) => {
-    const rows = new Map((await read(keys)).map((row) => [keyOf(row), row]));
-    return keys.map((key) => rows.get(key) ?? null);
-  }, options);
 }
 
 /** Rows grouped by their parent's key, in the order read. */
@@ -82,22 +66,22 @@ export function createLoaders(
   options: LoaderOptions = { cache: true },
 ) {
   return {
-    pet: byKey(
+    pet: keyedLoader(
       (ids) => through(shared.pets, ids),
       (pet) => pet.id,
       options,
     ),
-    category: byKey(
+    category: keyedLoader(
       (ids) => through(shared.categories, ids),
       (category) => category.id,
       options,
     ),
-    inventory: byKey(
+    inventory: keyedLoader(
       (ids) => through(shared.inventory, ids),
       (item) => item.petId,
       options,
     ),
-    order: byKey(
+    order: keyedLoader(
       (ids) => ordersByIds(domain, ids),
       (order) => order.id,
       options,

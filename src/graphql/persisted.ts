@@ -61,23 +61,26 @@ export interface PersistedOperationsOptions {
 
 export interface PersistedOperations {
   /**
-   * One operation's parameters with the document they stand for, or a refusal (thrown): what the
-   * plugin does to every operation of an HTTP request, for the transports that do not go through
-   * its phases (the WebSocket).
+   * The document an operation's parameters stand for, without registering or refusing anything
+   * (the cost of a batch is counted before any of its operations is resolved).
    */
-  resolve(params: unknown): unknown;
+  documentOf(params: unknown): string | undefined;
+  /** Resolves each operation's document in Yoga's `onParams`, on every transport. */
   plugin: Plugin;
 }
 
 /**
- * Persisted operations, resolved while the request is parsed, so that the request-shape checks,
- * the limits and the cost rule, the response cache and execution all see the document.
+ * Persisted operations, resolved in Yoga's `onParams` (for each operation of a request, and for
+ * each WebSocket subscription alike), so that the limits, the cost rule and execution all see the
+ * document. Yoga's own persisted-operations plugins answer with their own codes and messages,
+ * which the standard clients of automatic persisted queries do not all recognise; this one answers
+ * with the contract's.
  *
  * - Automatic persisted queries: `extensions.persistedQuery.sha256Hash` alone runs the document
- *   registered under that hash, or answers PERSISTED_QUERY_NOT_FOUND (400) when there is none;
- *   sent with `query`, the hash must be the document's SHA-256 and registers it.
+ *   registered under that hash, or answers PERSISTED_QUERY_NOT_FOUND when there is none; sent with
+ *   `query`, the hash must be the document's SHA-256 and registers it.
  * - Manifest mode: only the manifest's operations run, by hash; anything else is
- *   PERSISTED_QUERY_ONLY (400).
+ *   PERSISTED_QUERY_ONLY.
  */
 export function persistedOperations({
   manifest,
@@ -88,17 +91,14 @@ export function persistedOperations({
     maxSize: 16 * 1024 * 1024,
     sizeCalculation: (document) => Math.max(1, document.length),
   });
+  // Codegen writes `sha256:<hex>` keys; a bare hex hash names the same document.
+  const inManifest = (hash: unknown) =>
+    typeof hash === 'string' ? (manifest?.get(hash) ?? manifest?.get(`sha256:${hash}`)) : undefined;
 
-  const resolve = (params: unknown): unknown => {
-    // Anything else is a malformed request, which the request-shape check reports.
-    if (!isRecord(params)) return params;
-    const hash = persistedHash(params);
+  const resolve = (params: GraphQLParams): GraphQLParams => {
+    const hash = persistedHash(params as Record<string, unknown>);
     if (manifest) {
-      // Codegen writes `sha256:<hex>` keys; a bare hex hash names the same document.
-      const document =
-        typeof hash === 'string'
-          ? (manifest.get(hash) ?? manifest.get(`sha256:${hash}`))
-          : undefined;
+      const document = inManifest(hash);
       if (document === undefined || (params.query != null && params.query !== document)) {
         throw refuseOperation(
           'PERSISTED_QUERY_ONLY',
@@ -127,17 +127,23 @@ export function persistedOperations({
   };
 
   return {
-    resolve,
+    documentOf(params) {
+      if (!isRecord(params)) return undefined;
+      if (typeof params.query === 'string') return params.query;
+      const hash =
+        isRecord(params.extensions) && isRecord(params.extensions.persistedQuery)
+          ? params.extensions.persistedQuery.sha256Hash
+          : undefined;
+      return manifest
+        ? inManifest(hash)
+        : typeof hash === 'string'
+          ? registered.peek(hash)
+          : undefined;
+    },
     plugin: {
-      onRequestParse: () => ({
-        onRequestParseDone({ requestParserResult, setRequestParserResult }) {
-          if (Array.isArray(requestParserResult)) {
-            setRequestParserResult(requestParserResult.map(resolve) as GraphQLParams[]);
-          } else {
-            setRequestParserResult(resolve(requestParserResult) as GraphQLParams);
-          }
-        },
-      }),
+      onParams({ params, setParams }) {
+        setParams(resolve(params));
+      },
     },
   };
 }

@@ -29,8 +29,11 @@ export function refuseOperation(code: ErrorCode, message: string): GraphQLError 
 /** What is wrong with one operation of a request body, in words a person can act on. */
 function operationProblem(params: unknown): string | undefined {
   if (!isRecord(params)) return 'Each operation must be a JSON object with a "query" string';
-  if (params.query == null) return 'The request has no "query": send the GraphQL document in it';
-  if (typeof params.query !== 'string')
+  // A persisted operation's document is found by its hash later (src/graphql/persisted.ts).
+  const persisted = isRecord(params.extensions) && params.extensions.persistedQuery != null;
+  if (params.query == null && !persisted)
+    return 'The request has no "query": send the GraphQL document in it';
+  if (params.query != null && typeof params.query !== 'string')
     return '"query" must be a string holding a GraphQL document';
   for (const key of ['variables', 'extensions']) {
     if (params[key] != null && !isRecord(params[key])) return `"${key}" must be a JSON object`;

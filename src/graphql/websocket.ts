@@ -1,22 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
-import {
-  type ExecutionArgs,
-  type ExecutionResult,
-  type GraphQLError,
-  GraphQLError as GraphQLErrorClass,
-  getOperationAST,
-} from 'graphql';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { type ExecutionResult, GraphQLError, parse } from 'graphql';
 import type { SubscribePayload } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
-import type { GraphQLParams } from 'graphql-yoga';
 import { WebSocketServer } from 'ws';
 import { type TokenVerifier, viewerOf } from '../auth/tokens.js';
 import { anonymous, type Viewer } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
-import { clientKey } from '../http/rate-limit.js';
 import type { Logger } from '../logger.js';
-import type { GraphQLEdge } from './yoga.js';
+import { clientKey } from '../rate-limit/middleware.js';
+import type { GraphQLEdge, GraphQLResult } from './yoga.js';
 
 /** The path WebSocket clients connect to: the same as GraphQL over HTTP. */
 export const WEBSOCKET_PATH = '/graphql';
@@ -35,128 +29,95 @@ export interface WebSocketTransport {
 }
 
 /** What a connection learned from its `connection_init`: the caller. */
-type Connection = {
-  viewer?: Viewer;
-  client?: string;
-};
+type Connection = { viewer?: Viewer; client?: string };
 
 /** Close code of a refused `connection_init` (graphql-ws's Forbidden), with the reason why. */
 const REFUSED = 4403;
 
-/** The bearer token of a `connection_init` payload: `{ authorization }` or `{ Authorization }`. */
-function bearerOf(params: Readonly<Record<string, unknown>> | undefined): unknown {
-  return params?.authorization ?? params?.Authorization;
-}
+/**
+ * graphql-ws runs an operation whose arguments name a subscription through `subscribe`; the
+ * operation has already run through Yoga, so this constant document only says which.
+ */
+const ALREADY_SUBSCRIBED = parse('subscription { __typename }');
 
 /** An error as the contract sends it: code and status in `extensions`, nothing of Yoga's `http`. */
 function contractJson(error: GraphQLError) {
   const json = error.toJSON();
-  if (json.extensions) {
-    const { http: _http, ...extensions } = json.extensions;
-    return { ...json, extensions };
-  }
-  return json;
+  if (!json.extensions) return json;
+  const { http: _http, ...extensions } = json.extensions;
+  return { ...json, extensions };
+}
+
+const isStream = (result: GraphQLResult): result is AsyncIterable<ExecutionResult> =>
+  Symbol.asyncIterator in result;
+
+/** Answers an upgrade this server does not take: another path, or a server shutting down. */
+function refuseUpgrade(socket: Duplex, closing: boolean, pathname: string): void {
+  const error = closing
+    ? new DomainError('UNAVAILABLE', 'The server is shutting down')
+    : new DomainError('NOT_FOUND', `No WebSocket endpoint at ${pathname}`);
+  const body = JSON.stringify(error.toBody());
+  socket.end(
+    `HTTP/1.1 ${closing ? '503 Service Unavailable' : '404 Not Found'}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `Connection: close\r\n\r\n${body}`,
+  );
 }
 
 /**
  * GraphQL subscriptions over WebSocket (the `graphql-transport-ws` protocol of graphql-ws) on
  * `server`'s /graphql. The token comes in the `connection_init` payload (an invalid one closes the
- * connection with 4403 and the reason); each `subscribe` goes through the same document limits
- * (armor's depth, aliases and tokens, and the cost rule), context and error masking as HTTP.
- * Queries and mutations belong to HTTP, where the time and rate limits apply.
+ * connection with 4403 and the reason); each `subscribe` runs through the GraphQL edge's own
+ * pipeline (`GraphQLEdge.run`), so it meets every policy an HTTP request meets.
  */
 export function serveWebSockets(server: Server, options: WebSocketOptions): WebSocketTransport {
   const { graphql, verify, logger } = options;
   const sockets = new WebSocketServer({ noServer: true, maxPayload: options.maxPayload });
   let closing = false;
 
-  server.on('upgrade', (request, socket, head) => {
+  server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const { pathname } = new URL(request.url ?? '/', 'http://localhost');
-    if (pathname !== WEBSOCKET_PATH || closing) {
-      const body = JSON.stringify(
-        closing
-          ? new DomainError('UNAVAILABLE', 'The server is shutting down').toBody()
-          : new DomainError('NOT_FOUND', `No WebSocket endpoint at ${pathname}`).toBody(),
-      );
-      socket.end(
-        `HTTP/1.1 ${closing ? '503 Service Unavailable' : '404 Not Found'}\r\n` +
-          `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-          `Connection: close\r\n\r\n${body}`,
-      );
-      return;
-    }
+    if (pathname !== WEBSOCKET_PATH || closing) return refuseUpgrade(socket, closing, pathname);
     sockets.handleUpgrade(request, socket, head, (ws) => sockets.emit('connection', ws, request));
   });
 
-  const refuse = (error: unknown): GraphQLError[] => {
-    const masked = graphql.maskError(error);
-    return [
-      masked instanceof GraphQLErrorClass
-        ? masked
-        : new GraphQLErrorClass(masked.message, { originalError: masked }),
-    ];
-  };
-
   useServer<Record<string, unknown>, Connection>(
     {
-      execute: (args) => (args.rootValue as Enveloped).execute(args),
-      subscribe: (args) => (args.rootValue as Enveloped).subscribe(args),
+      subscribe: (args) => args.rootValue as GraphQLResult,
       async onConnect(ctx) {
-        const header = bearerOf(ctx.connectionParams);
-        const address = ctx.extra.request.socket.remoteAddress ?? 'unknown';
-        let viewer: Viewer;
+        const header = ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization;
         try {
-          viewer = await viewerOf(header, verify, 'authorization in connection_init');
+          ctx.extra.viewer = await viewerOf(header, verify, 'authorization in connection_init');
         } catch (error) {
           if (!(error instanceof DomainError)) throw error;
           // graphql-ws would close with a bare "Forbidden": say why.
           ctx.extra.socket.close(REFUSED, error.message.slice(0, 120));
           return false;
         }
-        ctx.extra.viewer = viewer;
-        ctx.extra.client = clientKey(viewer, address);
+        const address = ctx.extra.request.socket.remoteAddress ?? 'unknown';
+        ctx.extra.client = clientKey(ctx.extra.viewer, address);
         return true;
       },
       async onSubscribe(ctx, _id, payload: SubscribePayload) {
-        const requestId = randomUUID();
-        try {
-          // The persisted-operations rule and the cost rule, as HTTP requests meet them.
-          const params = graphql.resolvePersisted({
+        const result = await graphql.run(
+          {
             query: payload.query,
             operationName: payload.operationName ?? undefined,
             variables: payload.variables ?? undefined,
             extensions: payload.extensions ?? undefined,
-          }) as GraphQLParams;
-          const enveloped = graphql.yoga.getEnveloped({
-            requestId,
+          },
+          {
+            requestId: randomUUID(),
             viewer: ctx.extra.viewer ?? anonymous,
             client: ctx.extra.client ?? 'unknown',
-            params,
-          });
-          // Parsing enforces the token limit; validation the depth and alias limits.
-          const document = enveloped.parse(params.query as string);
-          const errors = enveloped.validate(enveloped.schema, document);
-          if (errors.length > 0) return errors.flatMap((error: GraphQLError) => refuse(error));
-          const operation = getOperationAST(document, params.operationName);
-          if (operation && operation.operation !== 'subscription') {
-            throw new DomainError(
-              'METHOD_NOT_ALLOWED',
-              `The WebSocket carries subscriptions; send a ${operation.operation} by POST to /graphql`,
-            );
-          }
-          await graphql.checkCost([params]);
-          const args: ExecutionArgs = {
-            schema: enveloped.schema,
-            document,
-            operationName: params.operationName,
-            variableValues: params.variables,
-            contextValue: await enveloped.contextFactory(),
-            rootValue: { execute: enveloped.execute, subscribe: enveloped.subscribe },
-          };
-          return args;
-        } catch (error) {
-          return refuse(error);
-        }
+            transport: 'websocket',
+          },
+        );
+        // Refused before it subscribed (no error has a path): graphql-ws's error message.
+        if (!isStream(result) && !result.errors?.every((error) => error.path))
+          return result.errors ?? [new GraphQLError('The operation did not subscribe')];
+        // A stream, or a subscription field that failed (a scope): its events, then complete.
+        return { schema: {} as never, document: ALREADY_SUBSCRIBED, rootValue: result };
       },
       onNext: (_ctx, _id, _payload, _args, result: ExecutionResult) =>
         result.errors ? { ...result, errors: result.errors.map(contractJson) } : result,
@@ -187,11 +148,3 @@ export function serveWebSockets(server: Server, options: WebSocketOptions): WebS
     },
   };
 }
-
-type OperationResult = Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult>;
-
-/** The root value of a WebSocket operation: its enveloped execute and subscribe (Yoga's recipe). */
-type Enveloped = {
-  execute: (args: ExecutionArgs) => OperationResult;
-  subscribe: (args: ExecutionArgs) => OperationResult;
-};

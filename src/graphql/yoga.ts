@@ -1,31 +1,34 @@
-import { getOperationAST } from 'graphql';
-import { createYoga, type Plugin } from 'graphql-yoga';
+import type { ExecutionResult, GraphQLError } from 'graphql';
+import { createYoga, type GraphQLParams, type Plugin } from 'graphql-yoga';
 import type { DevelopmentToken } from '../auth/dev-secret.js';
+import { cacheTagsPlugin, schemaNotingEntities } from '../cache/graphql.js';
 import type { Limits } from '../config.js';
 import type { Database } from '../db/client.js';
+import type { SharedReads } from '../db/shared-reads.js';
 import { countCategories } from '../domain/categories.js';
 import { type ChangeFeed, readOnly } from '../domain/changes.js';
 import type { Viewer } from '../domain/context.js';
 import { anonymous } from '../domain/context.js';
-import type { SharedReads } from '../domain/shared-reads.js';
+import { DomainError } from '../domain/errors.js';
 import type { AccessLogFields } from '../http/env.js';
 import { renderGraphiQLPage } from '../http/graphiql.js';
-import type { ResponseStore } from '../http/response-cache.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { compiledQueries } from './compiled-queries.js';
 import { createContext, type GraphQLContext } from './context.js';
+import { createDocumentCache } from './documents.js';
 import { createErrorHandling } from './errors.js';
-import { batchLimit, type CostCheck, costLimit, costRule, queryLimits } from './limits.js';
+import { batchRules, costLimit, costRule, queryLimits } from './limits.js';
 import { ListItemBudget } from './list-items.js';
 import { createLoaders } from './loaders.js';
 import { graphqlMetrics } from './metrics.js';
+import { operationOf } from './operation.js';
 import { logOperationNames } from './operation-log.js';
 import { type PersistedManifest, persistedOperations } from './persisted.js';
 import { documentErrorCodes, requestShape } from './request-errors.js';
-import { graphqlResponseCache } from './response-cache.js';
-import { schema } from './schema/index.js';
+import { schema as baseSchema } from './schema/index.js';
 import type { Subscriptions } from './subscriptions.js';
+import { unpagedLists } from './unpaged-lists.js';
 
 /**
  * A mutation changes what later fields read (the mutations of a document run one after another),
@@ -34,7 +37,7 @@ import type { Subscriptions } from './subscriptions.js';
 function uncachedReadsInMutations(shared: SharedReads): Plugin<GraphQLContext> {
   return {
     onExecute({ args, extendContext }) {
-      if (getOperationAST(args.document, args.operationName)?.operation !== 'mutation') return;
+      if (operationOf(args.document, args.operationName)?.operation !== 'mutation') return;
       extendContext({
         loaders: createLoaders(args.contextValue.domain, shared, { cache: false }),
       });
@@ -49,6 +52,21 @@ const executionSignal: Plugin<{ signal?: AbortSignal }> = {
   },
   onSubscribe({ args }) {
     (args as { signal?: AbortSignal }).signal = args.contextValue.signal;
+  },
+};
+
+/**
+ * The WebSocket carries subscriptions: queries and mutations belong to HTTP, where the time and
+ * rate limits apply.
+ */
+const subscriptionsOnlyOverWebSocket: Plugin<{ transport?: string }> = {
+  onExecute({ args }) {
+    if (args.contextValue.transport !== 'websocket') return;
+    const type = operationOf(args.document, args.operationName)?.operation ?? 'query';
+    throw new DomainError(
+      'METHOD_NOT_ALLOWED',
+      `The WebSocket carries subscriptions; send a ${type} by POST to /graphql`,
+    );
   },
 };
 
@@ -73,7 +91,7 @@ function LateBoundResponse(body?: BodyInit | null, init?: ResponseInit): Respons
   return new globalThis.Response(body, init);
 }
 
-export interface YogaOptions {
+export interface GraphQLEdgeOptions {
   database: Database;
   changes: ChangeFeed;
   logger: Logger;
@@ -81,12 +99,12 @@ export interface YogaOptions {
   metrics: Metrics;
   /** The app's open subscriptions (both transports): the per-client bound, and shutdown. */
   subscriptions: Subscriptions;
-  /** The response cache shared with REST; none when it is off. */
-  cache?: ResponseStore;
+  /** Whether the response cache is on: answers then say what they hold (src/cache/graphql.ts). */
+  cache: boolean;
   /** Public reads by id, shared by the REST and GraphQL requests in flight. */
   shared: SharedReads;
   /** Only these operations run (PERSISTED_OPERATIONS_ONLY); else automatic persisted queries. */
-  persistedManifest?: PersistedManifest;
+  persistedManifest?: PersistedManifest | undefined;
   /** In development, what mints the token GraphiQL's Headers start with. */
   developmentToken?: DevelopmentToken;
 }
@@ -100,36 +118,42 @@ export interface ServerContext {
   accessLog?: AccessLogFields;
   /** The request's time limit; operations over a WebSocket have none. */
   signal?: AbortSignal;
+  /** Set on a public read the response cache may keep: what the answer holds (AppEnv). */
+  cacheable?: ((tags: readonly string[]) => void) | undefined;
+  /** `websocket` for an operation sent over a WebSocket, which carries subscriptions only. */
+  transport?: 'websocket';
 }
+
+export type GraphQLResult = ExecutionResult | AsyncIterable<ExecutionResult>;
 
 export interface GraphQLEdge {
   readonly yoga: ReturnType<typeof createYogaServer>;
-  /** The cost rule that HTTP requests meet before they run, for the WebSocket transport. */
-  readonly checkCost: CostCheck;
-  /** Persisted operations' rule for one operation, which HTTP requests meet while parsed. */
-  readonly resolvePersisted: (params: unknown) => unknown;
-  /** Gives an error the contract's code and status (the masker of HTTP responses). */
-  readonly maskError: (error: unknown) => Error;
+  /**
+   * Runs one operation through the same pipeline as an HTTP request's (persisted operations,
+   * limits, cost, context, execution, error masking): what the WebSocket transport calls.
+   */
+  run(params: GraphQLParams, context: ServerContext): Promise<GraphQLResult>;
 }
 
-export function createGraphQLHandler(options: YogaOptions): GraphQLEdge {
-  const { database, limits } = options;
-  const checkCost = costRule({
-    schema,
-    maxCost: limits.graphqlCost,
-    maxTokens: limits.graphqlTokens,
-    unpagedLists: {
-      'Query.categories': () =>
-        countCategories({ db: database.prisma, viewer: anonymous, changes: readOnly }),
-    },
-  });
+export function createGraphQLEdge(options: GraphQLEdgeOptions): GraphQLEdge {
   const errors = createErrorHandling(options.logger);
-  const persisted = persistedOperations({ manifest: options.persistedManifest });
+  const yoga = createYogaServer(options, errors);
   return {
-    yoga: createYogaServer(options, checkCost, persisted.plugin, errors),
-    checkCost,
-    resolvePersisted: persisted.resolve,
-    maskError: errors.maskError,
+    yoga,
+    async run(params, context) {
+      try {
+        // No request: the operation has no HTTP request of its own (Yoga's GET checks skip it).
+        const result = await yoga.getResultForParams(
+          { params, request: undefined as never },
+          context,
+        );
+        if (result) return result;
+        throw new Error('the operation gave no result');
+      } catch (error) {
+        // Refused before Yoga's own error handling (a persisted operation, in onParams).
+        return { errors: [errors.maskError(error) as GraphQLError] };
+      }
+    },
   };
 }
 
@@ -143,12 +167,26 @@ function createYogaServer(
     subscriptions,
     cache,
     shared,
+    persistedManifest,
     developmentToken,
-  }: YogaOptions,
-  checkCost: CostCheck,
-  persisted: Plugin,
+  }: GraphQLEdgeOptions,
   { maskError, logFailures }: ReturnType<typeof createErrorHandling>,
 ) {
+  const schema = cache ? schemaNotingEntities(baseSchema) : baseSchema;
+  const documents = createDocumentCache(limits.graphqlTokens);
+  const rule = costRule({ schema, maxCost: limits.graphqlCost });
+  const persisted = persistedOperations({ manifest: persistedManifest });
+  const reader = {
+    db: database.prisma,
+    dialect: database.dialect,
+    viewer: anonymous,
+    changes: readOnly,
+  };
+  const lists = unpagedLists({
+    schema,
+    counters: { 'Query.categories': () => countCategories(reader) },
+    parse: documents.parse,
+  });
   // One budget per HTTP request: the operations of a batch share it.
   const listItemBudgets = new WeakMap<Request, ListItemBudget>();
   const listItemsOf = (request: Request | undefined) => {
@@ -185,7 +223,7 @@ function createYogaServer(
     },
     context: ({ viewer, client, request }) =>
       createContext(
-        { db: database.prisma, viewer, changes },
+        { db: database.prisma, dialect: database.dialect, viewer, changes },
         shared,
         listItemsOf(request as Request | undefined),
         { client, subscriptions },
@@ -194,17 +232,28 @@ function createYogaServer(
     // The app limits bodies before Yoga runs (src/http/body-limit.ts): Yoga's own limit would
     // stream every body through a counter.
     maxRequestBodySize: false,
-    batching: { limit: limits.graphqlBatch },
+    parserAndValidationCache: { documentCache: documents },
+    // The batch limit is the contract's (QUERY_TOO_COMPLEX, in `batchRules`), not Yoga's.
+    batching: { limit: Number.POSITIVE_INFINITY },
     plugins: [
       // First: the other checks and the limits see the document a persisted operation stands for.
-      persisted,
+      persisted.plugin,
       requestShape,
-      batchLimit(limits.graphqlBatch),
+      batchRules({
+        limit: limits.graphqlBatch,
+        rule,
+        documentOf: (params) => {
+          const text = persisted.documentOf(params);
+          return text === undefined ? undefined : documents.parse(text);
+        },
+        sizesFor: lists.sizesFor,
+      }),
+      lists.plugin,
       queryLimits(limits),
-      costLimit(checkCost),
-      // Before the cache, which wraps the execute function it is handed.
+      costLimit(rule),
+      subscriptionsOnlyOverWebSocket,
       compiledQueries(schema),
-      ...(cache ? graphqlResponseCache({ schema, store: cache, metrics }) : []),
+      ...(cache ? [cacheTagsPlugin(schema, operationOf)] : []),
       executionSignal,
       uncachedReadsInMutations(shared),
       documentErrorCodes,

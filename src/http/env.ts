@@ -15,5 +15,11 @@ export interface AppEnv {
     accessLog: AccessLogFields;
     /** Aborted when the request runs past its time limit: work for it should stop. */
     signal: AbortSignal;
+    /**
+     * Set by the response cache on a public read it may keep (src/cache/http.ts): the edge calls it
+     * with what its answer holds (`pet:42`, `pet:*`), and an answer it never calls it for is not
+     * kept.
+     */
+    cacheable: ((tags: readonly string[]) => void) | undefined;
   };
 }

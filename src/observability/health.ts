@@ -3,7 +3,6 @@ import type { Database } from '../db/client.js';
 import { DomainError, unavailableMessage } from '../domain/errors.js';
 import type { AppEnv } from '../http/env.js';
 import type { Logger } from '../logger.js';
-import type { RedisConnection } from '../redis/connection.js';
 import { logFailure } from './log-throttle.js';
 
 /** A database that does not answer within this time counts as unreachable. */
@@ -33,7 +32,8 @@ const noStore = { 'Cache-Control': 'no-store' };
 export function healthRoutes(
   database: Database,
   logger: Logger,
-  redis?: Pick<RedisConnection, 'status'>,
+  /** The shared state's connection, when replicas share one (REDIS_URL). */
+  redis?: { status(): 'up' | 'down' },
 ) {
   const routes = new Hono<AppEnv>();
   routes.get('/health/live', (c) => c.json({ status: 'ok' }, 200, noStore));

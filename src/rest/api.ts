@@ -1,22 +1,20 @@
 import { Hono, type MiddlewareHandler } from 'hono';
+import { entityTag, listTag, type Tag } from '../cache/tags.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
+import type { SharedReads } from '../db/shared-reads.js';
 import { requireScope } from '../domain/authorization.js';
 import type { ChangeFeed } from '../domain/changes.js';
 import { DomainError } from '../domain/errors.js';
-import type { SharedReads } from '../domain/shared-reads.js';
 import { bodyTooLargeMessage, limitBody } from '../http/body-limit.js';
 import type { AppEnv } from '../http/env.js';
-import type { ResponseStore } from '../http/response-cache.js';
 import type { Logger } from '../logger.js';
-import type { Metrics } from '../observability/metrics.js';
-import { cachedRead } from './cache.js';
 import { refuseAfterSunset } from './deprecation.js';
-import { allRoutes } from './document.js';
 import { restErrorHandler } from './errors.js';
-import { honoPath, type Route } from './route.js';
+import { honoPath, REST_BASE_PATH, type Route } from './route.js';
+import { allRoutes } from './routes/index.js';
 
-export { REST_BASE_PATH } from './document.js';
+export { REST_BASE_PATH };
 
 export interface RestApiOptions {
   database: Database;
@@ -25,9 +23,19 @@ export interface RestApiOptions {
   changes: ChangeFeed;
   config: Config;
   logger: Logger;
-  metrics: Metrics;
-  /** The response cache shared with GraphQL; none when it is off. */
-  cache?: ResponseStore;
+}
+
+/**
+ * What a cacheable route's answer holds (src/cache/http.ts keeps it), or undefined when its path
+ * parameter is not a canonical id (that request fails anyway).
+ */
+function routeTags(spec: Route['spec'], params: Record<string, string>): Tag[] | undefined {
+  const cache = spec.cache;
+  if (!cache) return undefined;
+  if (!cache.idParam) return [listTag(cache.entity)];
+  const raw = params[cache.idParam];
+  if (raw === undefined || !/^\d{1,19}$/.test(raw)) return undefined;
+  return [entityTag(cache.entity, BigInt(raw))];
 }
 
 /**
@@ -40,8 +48,6 @@ export function createRestApi({
   changes,
   config,
   logger,
-  metrics,
-  cache,
 }: RestApiOptions): Hono<AppEnv> {
   const api = new Hono<AppEnv>();
   const maxBytes = config.limits.bodyBytes;
@@ -56,13 +62,18 @@ export function createRestApi({
       if (spec.deprecation) refuseAfterSunset(c, spec.deprecation, config);
       // Refuse a caller without the scope before reading the request (the domain checks again).
       if (spec.scope) requireScope(c.get('viewer'), spec.scope);
-      const run = () =>
-        route.run(c, {
-          domain: { db: database.prisma, viewer: c.get('viewer'), changes },
-          shared,
-          config,
-        });
-      return cache && spec.cache ? cachedRead(c, cache, metrics, spec, run) : run();
+      const tags = routeTags(spec, c.req.param() as Record<string, string>);
+      if (tags) c.get('cacheable')?.(tags);
+      return route.run(c, {
+        domain: {
+          db: database.prisma,
+          dialect: database.dialect,
+          viewer: c.get('viewer'),
+          changes,
+        },
+        shared,
+        config,
+      });
     });
   }
 

@@ -1,15 +1,18 @@
 import type { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
+import type { Entity } from '../cache/tags.js';
 import type { Config } from '../config.js';
+import type { SharedReads } from '../db/shared-reads.js';
 import type { Scope } from '../domain/authorization.js';
 import type { DomainContext } from '../domain/context.js';
 import { type ErrorCode, validationFailed } from '../domain/errors.js';
-import type { SharedReads } from '../domain/shared-reads.js';
 import type { AppEnv } from '../http/env.js';
-import type { Entity } from '../http/response-cache.js';
 import { readJsonObject } from './body.js';
 import { ignoredProperties } from './schemas.js';
 import { check } from './validation.js';
+
+/** Where the façade is mounted; the OpenAPI document's `servers` entry. */
+export const REST_BASE_PATH = '/api';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { allRoutes } from '../../src/rest/document.js';
+import { allRoutes } from '../../src/rest/routes/index.js';
 import { describeDb, useTestApp } from '../helpers/app.js';
 import { anonymous, withAuthorization } from '../helpers/client.js';
 import { makeCategory, makeOrder, makePet } from '../helpers/factories.js';

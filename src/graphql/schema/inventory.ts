@@ -1,8 +1,8 @@
 import { parseId } from '../../domain/ids.js';
 import { countInventory, listInventory, updateInventory } from '../../domain/inventory.js';
+import { changeStream, delivered } from '../change-stream.js';
 import type { GraphQLContext } from '../context.js';
 import { existing } from '../loaders.js';
-import { changeStream, delivered } from '../subscriptions.js';
 import { builder } from './builder.js';
 import { connectionArgs, connectionType, resolveListConnection } from './connection.js';
 import { PetStatus } from './pet-status.js';

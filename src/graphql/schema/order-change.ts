@@ -1,7 +1,7 @@
 import { requireScope } from '../../domain/authorization.js';
 import type { ChangeKind as Kind } from '../../domain/changes.js';
 import { parseId } from '../../domain/ids.js';
-import { changeStream, delivered } from '../subscriptions.js';
+import { changeStream, delivered } from '../change-stream.js';
 import { builder } from './builder.js';
 import { ChangeKind } from './change-kind.js';
 import { Order } from './order.js';

@@ -1,6 +1,6 @@
 import type { ChangeKind as Kind } from '../../domain/changes.js';
 import { parseId } from '../../domain/ids.js';
-import { changeStream, delivered } from '../subscriptions.js';
+import { changeStream, delivered } from '../change-stream.js';
 import { builder } from './builder.js';
 import { ChangeKind } from './change-kind.js';
 import { Pet } from './pet.js';

@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import * as categories from '../../domain/categories.js';
 import { parseId } from '../../domain/ids.js';
+import { notFound } from '../../domain/not-found.js';
 import { presentCategory, sendCreated, sendJson, sendNoContent } from '../respond.js';
 import { defineRoute } from '../route.js';
 import { Category, idParam, NewCategory } from '../schemas.js';
@@ -60,7 +61,8 @@ export const getCategory = defineRoute(
   },
   async (c, { params }, { domain }) => {
     const id = parseId(params.categoryId, 'categoryId');
-    return sendJson(c, 200, presentCategory(await categories.requireCategory(domain, id)));
+    const category = (await categories.getCategory(domain, id)) ?? notFound('category', id);
+    return sendJson(c, 200, presentCategory(category));
   },
 );
 

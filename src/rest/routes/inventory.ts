@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import type { DomainContext } from '../../domain/context.js';
 import { parseId } from '../../domain/ids.js';
 import * as inventory from '../../domain/inventory.js';
-import { petNotFound } from '../../domain/pets.js';
+import { notFound } from '../../domain/not-found.js';
 import { pageOf } from '../query.js';
 import { presentInventoryItem, sendJson, sendPage } from '../respond.js';
 import { defineRoute } from '../route.js';
@@ -13,9 +13,7 @@ const petPath = z.object({ petId: idParam('petId', 'The pet id.') });
 
 /** An inventory item with its pet's status, which the REST body carries. */
 async function requireItem(domain: DomainContext, petId: bigint) {
-  const item = await inventory.getInventoryItem(domain, petId);
-  if (!item) throw petNotFound(petId);
-  return item;
+  return (await inventory.getInventoryItem(domain, petId)) ?? notFound('pet', petId);
 }
 
 export const listInventory = defineRoute(

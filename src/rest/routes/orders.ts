@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { DomainError } from '../../domain/errors.js';
 import { parseId } from '../../domain/ids.js';
+import { notFound } from '../../domain/not-found.js';
 import * as orders from '../../domain/orders.js';
 import { pageOf, queryBoolean } from '../query.js';
 import { presentOrder, sendCreated, sendJson, sendNoContent, sendPage } from '../respond.js';
@@ -78,8 +78,7 @@ export const getOrder = defineRoute(
   },
   async (c, { params }, { domain }) => {
     const id = parseId(params.orderId, 'orderId');
-    const order = await orders.getOrder(domain, id);
-    if (!order) throw new DomainError('ORDER_NOT_FOUND', `Order ${id} does not exist`);
+    const order = (await orders.getOrder(domain, id)) ?? notFound('order', id);
     return sendJson(c, 200, presentOrder(order));
   },
 );

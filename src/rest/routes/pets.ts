@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { parseId } from '../../domain/ids.js';
+import { notFound } from '../../domain/not-found.js';
 import * as pets from '../../domain/pets.js';
 import { pageOf } from '../query.js';
 import { presentPet, sendCreated, sendJson, sendNoContent, sendPage } from '../respond.js';
@@ -87,9 +88,7 @@ export const getPetById = defineRoute(
   },
   async (c, { params }, { shared }) => {
     const id = parseId(params.petId, 'petId');
-    const pet = await shared.pets.load(id);
-    if (!pet) throw pets.petNotFound(id);
-    return sendJson(c, 200, presentPet(pet));
+    return sendJson(c, 200, presentPet((await shared.pets.load(id)) ?? notFound('pet', id)));
   },
 );
 

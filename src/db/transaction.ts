@@ -1,5 +1,4 @@
-import type { Db } from '../db/client.js';
-import type { DomainContext } from './context.js';
+import type { Db } from './client.js';
 
 export type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
 
@@ -8,6 +7,6 @@ export type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
  * connection and running each bounded by the request time limit (REQUEST_TIMEOUT_MS, set where
  * the client is opened: src/db/client.ts).
  */
-export function inTransaction<T>(ctx: DomainContext, work: (tx: Tx) => Promise<T>): Promise<T> {
-  return ctx.db.$transaction(work);
+export function inTransaction<T>(db: Db, work: (tx: Tx) => Promise<T>): Promise<T> {
+  return db.$transaction(work);
 }

@@ -1,18 +1,42 @@
-import { expect, it } from 'vitest';
-import { type Change, createMemoryChangeFeed } from '../../src/domain/changes.js';
+import { beforeAll, expect, it } from 'vitest';
+import type { Change } from '../../src/domain/changes.js';
 import { describeDb, useTestApp } from '../helpers/app.js';
 import { makeCategory, makePet } from '../helpers/factories.js';
 import { graphqlRequest } from '../helpers/graphql.js';
 import { rest } from '../helpers/rest.js';
 
-const feed = createMemoryChangeFeed();
-const heard: Change[] = [];
-feed.subscribe((changes) => {
-  heard.push(...changes);
-});
-
 describeDb('committed writes are reported, whichever edge made them', () => {
-  const app = useTestApp({}, { changes: feed });
+  const app = useTestApp();
+  const heard: Change[] = [];
+  beforeAll(() => {
+    app().changes.subscribe((changes) => {
+      heard.push(...changes);
+    });
+  });
+
+  it('reports a pet change only when an order really changed the pet', async () => {
+    const pet = await makePet(app(), { quantity: 2 });
+    heard.length = 0;
+    const order = async () =>
+      rest(app(), 'POST', '/store/orders', { json: { petId: Number(pet.id), quantity: 1 } });
+    const first = await order();
+    expect(first.status).toBe(201);
+    // One unit left: the pet is still available, so only the order and the stock changed.
+    expect(heard.map((change) => change.entity)).toEqual(['order', 'inventory']);
+    heard.length = 0;
+    const last = await order();
+    expect(last.status).toBe(201);
+    expect(heard.map((change) => change.entity)).toEqual(['order', 'inventory', 'pet']);
+    heard.length = 0;
+    // Cancelling makes the sold pet available again; cancelling the other one changes no pet.
+    const firstId = (first.body as { id: number }).id;
+    const lastId = (last.body as { id: number }).id;
+    expect((await rest(app(), 'DELETE', `/store/orders/${lastId}`)).status).toBe(204);
+    expect(heard.map((change) => change.entity)).toEqual(['order', 'inventory', 'pet']);
+    heard.length = 0;
+    expect((await rest(app(), 'DELETE', `/store/orders/${firstId}`)).status).toBe(204);
+    expect(heard.map((change) => change.entity)).toEqual(['order', 'inventory']);
+  });
 
   it('reports a REST order and a GraphQL restock, and nothing for a refused order', async () => {
     const category = await makeCategory(app());

@@ -2,12 +2,8 @@ import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Config } from '../config.js';
 import { type ErrorCode, errorStatus } from '../domain/errors.js';
 import { deprecationHeaders, instant } from './deprecation.js';
-import { defineRoute, type HeaderDoc, type Route } from './route.js';
-import { routes as resourceRoutes } from './routes/index.js';
+import { type HeaderDoc, REST_BASE_PATH, type Route } from './route.js';
 import { ErrorBody, ignoredProperties } from './schemas.js';
-
-/** Where the façade is mounted; the document's `servers` entry. */
-export const REST_BASE_PATH = '/api';
 
 const errorRef = { $ref: '#/components/schemas/Error' };
 
@@ -287,37 +283,8 @@ function operation(spec: Route['spec'], config: Config) {
   };
 }
 
-const documentRoute = defineRoute(
-  {
-    method: 'get',
-    path: '/openapi.json',
-    operationId: 'getOpenApiDocument',
-    tag: 'meta',
-    summary: 'This OpenAPI 3.0.3 document',
-    description:
-      'The document built from the route declarations; its `x-sunset`, `Sunset` values and ' +
-      'stated limits follow the running configuration.',
-    success: {
-      status: 200,
-      description: 'The document; `x-sunset` and the Sunset values follow the configuration.',
-      schema: z
-        .object({
-          openapi: z.literal('3.0.3'),
-          info: z.object({ version: z.string() }).openapi({ additionalProperties: true }),
-          paths: z.object({}).openapi({ additionalProperties: true }),
-        })
-        .openapi({ additionalProperties: true, description: 'An OpenAPI 3.0.3 document.' }),
-    },
-  },
-  (c, _input, { config }) =>
-    c.body(openApiJson(config), 200, { 'content-type': 'application/json; charset=utf-8' }),
-);
-
-/** Every REST route, in the order of the document. */
-export const allRoutes: readonly Route[] = [...resourceRoutes, documentRoute];
-
 /** Builds the OpenAPI 3.0.3 document from the route declarations (never written by hand). */
-export function buildOpenApiDocument(config: Config) {
+export function buildOpenApiDocument(routes: readonly Route[], config: Config) {
   // OpenAPIHono is used here only for its registry and its OpenAPI 3.0 generator.
   const generator = new OpenAPIHono();
   const registry = generator.openAPIRegistry;
@@ -333,7 +300,7 @@ export function buildOpenApiDocument(config: Config) {
       "whoever runs the server (`npm run token -- <scopes>` mints one with the server's secret); " +
       'in development the server prints one at start, and this page is already authorized with it.',
   });
-  for (const route of allRoutes) registry.registerPath(operation(route.spec, config));
+  for (const route of routes) registry.registerPath(operation(route.spec, config));
 
   const document = generator.getOpenAPIDocument({
     openapi: '3.0.3',
@@ -380,11 +347,11 @@ export type OpenApiDocument = ReturnType<typeof buildOpenApiDocument>;
 
 const documents = new WeakMap<Config, string>();
 
-/** The document as JSON text, built once per configuration. */
-export function openApiJson(config: Config): string {
+/** The document of `routes` as JSON text, built once per configuration. */
+export function openApiJson(routes: readonly Route[], config: Config): string {
   let json = documents.get(config);
   if (json === undefined) {
-    json = `${JSON.stringify(buildOpenApiDocument(config), null, 2)}\n`;
+    json = `${JSON.stringify(buildOpenApiDocument(routes, config), null, 2)}\n`;
     documents.set(config, json);
   }
   return json;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Redis } from 'ioredis';
-import type { Logger } from '../logger.js';
-import { logFailure } from '../observability/log-throttle.js';
+import type { Logger } from './logger.js';
+import { logFailure } from './observability/log-throttle.js';
 
 /**
  * The replicas' shared state: one connection for commands and one for pub/sub (a subscribed

@@ -1,33 +1,32 @@
 import type { Category, InventoryItem, Order, Pet } from '../generated/sqlite/client.js';
 import { Prisma } from '../generated/sqlite/client.js';
-import { requireScope } from './authorization.js';
-import type { DomainContext } from './context.js';
-import type { Page } from './paging.js';
-import { parseStatus } from './pets.js';
+import type { Db } from './client.js';
+
+/** A page of a list ordered by id, after a cursor's id: at most `take` rows (a parent). */
+export interface PageWindow {
+  take: number;
+  afterId?: bigint | undefined;
+}
 
 /**
  * Reads of many rows by key in one statement each: what per-request loaders batch into. Rows come
  * back in no particular order, and keys that name no row are simply absent.
  */
 
-export function petsByIds(ctx: DomainContext, ids: readonly bigint[]): Promise<Pet[]> {
-  return ctx.db.pet.findMany({ where: { id: { in: [...ids] } } });
+export function petsByIds(db: Db, ids: readonly bigint[]): Promise<Pet[]> {
+  return db.pet.findMany({ where: { id: { in: [...ids] } } });
 }
 
-export function categoriesByIds(ctx: DomainContext, ids: readonly bigint[]): Promise<Category[]> {
-  return ctx.db.category.findMany({ where: { id: { in: [...ids] } } });
+export function categoriesByIds(db: Db, ids: readonly bigint[]): Promise<Category[]> {
+  return db.category.findMany({ where: { id: { in: [...ids] } } });
 }
 
-export function inventoryByPetIds(
-  ctx: DomainContext,
-  petIds: readonly bigint[],
-): Promise<InventoryItem[]> {
-  return ctx.db.inventoryItem.findMany({ where: { petId: { in: [...petIds] } } });
+export function inventoryByPetIds(db: Db, petIds: readonly bigint[]): Promise<InventoryItem[]> {
+  return db.inventoryItem.findMany({ where: { petId: { in: [...petIds] } } });
 }
 
-export function ordersByIds(ctx: DomainContext, ids: readonly bigint[]): Promise<Order[]> {
-  requireScope(ctx.viewer, 'orders:read');
-  return ctx.db.order.findMany({ where: { id: { in: [...ids] } } });
+export function ordersByIds(db: Db, ids: readonly bigint[]): Promise<Order[]> {
+  return db.order.findMany({ where: { id: { in: [...ids] } } });
 }
 
 /**
@@ -46,7 +45,7 @@ function pagesByParent(
   columns: readonly string[],
   parentColumn: 'categoryId' | 'petId',
   parentIds: readonly bigint[],
-  page: Page,
+  page: PageWindow,
   status?: string,
 ) {
   const conditions = [
@@ -68,20 +67,19 @@ function pagesByParent(
 type RawRow<T> = { [K in keyof T]: T[K] extends bigint ? string : T[K] };
 
 export async function petPagesByCategory(
-  ctx: DomainContext,
+  db: Db,
   categoryIds: readonly bigint[],
-  status: string | null | undefined,
-  page: Page,
+  status: Pet['status'] | undefined,
+  page: PageWindow,
 ): Promise<Pet[]> {
-  const checked = status == null ? undefined : parseStatus(status);
-  const rows = await ctx.db.$queryRaw<RawRow<Pet>[]>(
+  const rows = await db.$queryRaw<RawRow<Pet>[]>(
     pagesByParent(
       'Pet',
       ['id', 'name', 'categoryId', 'status'],
       'categoryId',
       categoryIds,
       page,
-      checked,
+      status,
     ),
   );
   return rows.map(({ id, name, categoryId, status }) => ({
@@ -93,12 +91,11 @@ export async function petPagesByCategory(
 }
 
 export async function orderPagesByPet(
-  ctx: DomainContext,
+  db: Db,
   petIds: readonly bigint[],
-  page: Page,
+  page: PageWindow,
 ): Promise<Order[]> {
-  requireScope(ctx.viewer, 'orders:read');
-  const rows = await ctx.db.$queryRaw<RawRow<Order>[]>(
+  const rows = await db.$queryRaw<RawRow<Order>[]>(
     pagesByParent(
       'Order',
       ['id', 'petId', 'quantity', 'shipDate', 'complete'],
@@ -118,16 +115,13 @@ export async function orderPagesByPet(
 
 /** How many pets each category has (with `status`, of that status): one statement. */
 export async function petCountsByCategory(
-  ctx: DomainContext,
+  db: Db,
   categoryIds: readonly bigint[],
-  status: string | null | undefined,
+  status: Pet['status'] | undefined,
 ): Promise<Map<bigint, number>> {
-  const groups = await ctx.db.pet.groupBy({
+  const groups = await db.pet.groupBy({
     by: ['categoryId'],
-    where: {
-      categoryId: { in: [...categoryIds] },
-      status: status == null ? undefined : parseStatus(status),
-    },
+    where: { categoryId: { in: [...categoryIds] }, status },
     _count: { _all: true },
   });
   return new Map(groups.map((group) => [group.categoryId, group._count._all]));
@@ -135,11 +129,10 @@ export async function petCountsByCategory(
 
 /** How many orders each pet has: one statement. */
 export async function orderCountsByPet(
-  ctx: DomainContext,
+  db: Db,
   petIds: readonly bigint[],
 ): Promise<Map<bigint, number>> {
-  requireScope(ctx.viewer, 'orders:read');
-  const groups = await ctx.db.order.groupBy({
+  const groups = await db.order.groupBy({
     by: ['petId'],
     where: { petId: { in: [...petIds] } },
     _count: { _all: true },

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { type Change, type ChangeFeed, createMemoryChangeFeed } from '../domain/changes.js';
-import type { RedisConnection } from './connection.js';
+import type { Change, ChangeFeed } from '../domain/changes.js';
+import type { RedisConnection } from '../redis.js';
+import { createMemoryChangeFeed } from './memory-feed.js';
 
 interface Message {
   /** The replica that made the writes: it has told its own listeners already. */
@@ -24,27 +25,28 @@ function fromJson(text: string): Message {
 /**
  * A change feed shared by the replicas through Redis pub/sub. A replica's own listeners hear its
  * writes at once (and `publish` waits for them, as in memory); the other replicas hear them
- * through Redis. While Redis is away, other replicas miss the changes made meanwhile.
+ * through Redis, as `remote` changes. While Redis is away, other replicas miss the changes made
+ * meanwhile.
  */
 export function createRedisChangeFeed(redis: RedisConnection): ChangeFeed {
   const local = createMemoryChangeFeed();
-  const CHANNEL = `${redis.prefix}changes`;
+  const channel = `${redis.prefix}changes`;
   const origin = randomUUID();
   // On every (re)connection: ioredis' own resubscription forgets the channels when several
   // reconnection attempts fail in a row.
-  const subscribe = () => redis.subscriber.subscribe(CHANNEL).catch(redis.failed);
+  const subscribe = () => redis.subscriber.subscribe(channel).catch(redis.failed);
   redis.subscriber.on('ready', subscribe);
   if (redis.subscriber.status === 'ready') subscribe();
-  redis.subscriber.on('message', (channel, text) => {
-    if (channel !== CHANNEL) return;
+  redis.subscriber.on('message', (from, text) => {
+    if (from !== channel) return;
     const message = fromJson(text);
-    if (message.origin !== origin) void local.publish(message.changes);
+    if (message.origin !== origin) void local.deliver(message.changes, 'remote');
   });
   return {
     async publish(changes) {
       await local.publish(changes);
       try {
-        await redis.commands.publish(CHANNEL, toJson({ origin, changes: [...changes] }));
+        await redis.commands.publish(channel, toJson({ origin, changes: [...changes] }));
       } catch (error) {
         redis.failed(error);
       }

@@ -1,5 +1,5 @@
-import { MemoryRateLimitStore, type RateLimitStore } from '../http/rate-limit.js';
-import type { RedisConnection } from './connection.js';
+import type { RedisConnection } from '../redis.js';
+import { MemoryRateLimitStore, type RateLimitStore } from './middleware.js';
 
 /**
  * Rate-limit counts in Redis, so a client's budget holds across replicas: one counter per client

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import type { Viewer } from '../domain/context.js';
-import type { AppEnv } from './env.js';
-import { errorResponse } from './error-response.js';
+import type { AppEnv } from '../http/env.js';
+import { errorResponse } from '../http/error-response.js';
 
 /**
  * Where request counts live. In memory for one process; a shared store (Redis, the database)

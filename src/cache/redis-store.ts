@@ -1,6 +1,7 @@
-import { changeTags, type Lookup, type ResponseStore, type Tag } from '../http/response-cache.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { RedisConnection } from './connection.js';
+import type { RedisConnection } from '../redis.js';
+import type { CachedResponse, CacheStore, Lookup } from './store.js';
+import { changeTags, type Tag } from './tags.js';
 
 /** Stores the entry and indexes it by its tags, only if no eviction happened since `since`. */
 const SET_IF_CURRENT = `
@@ -25,11 +26,12 @@ return removed`;
 
 /**
  * The response cache in Redis, shared by the replicas: a write on any replica evicts, in Redis,
- * before that write answers, so no replica serves what it changed afterwards. Redis being away
+ * before that write answers, so no replica serves what it changed afterwards; the replica that
+ * made the write evicts, once (the others hear of it, but have nothing of their own). Redis being away
  * bypasses the cache (a lookup misses, nothing is stored); evictions missed meanwhile are made up
  * for by emptying the cache when Redis is back.
  */
-export class RedisResponseCache implements ResponseStore {
+export class RedisCacheStore implements CacheStore {
   #missedEvictions = false;
   readonly #prefix: string;
   readonly #generation: string;
@@ -49,15 +51,18 @@ export class RedisResponseCache implements ResponseStore {
   async lookup(key: string): Promise<Lookup> {
     try {
       const [text, generation] = await this.redis.commands.mget(this.#entry(key), this.#generation);
-      return { value: text ? JSON.parse(text) : undefined, generation: Number(generation ?? 0) };
+      return {
+        response: text ? (JSON.parse(text) as CachedResponse) : undefined,
+        generation: Number(generation ?? 0),
+      };
     } catch (error) {
       this.redis.failed(error);
       // A miss whose result is never stored.
-      return { value: undefined, generation: Number.NaN };
+      return { response: undefined, generation: Number.NaN };
     }
   }
 
-  async set(key: string, value: unknown, tags: Iterable<Tag>, _bytes: number, since: number) {
+  async set(key: string, response: CachedResponse, tags: Iterable<Tag>, since: number) {
     if (Number.isNaN(since)) return false;
     const keys = [
       this.#generation,
@@ -70,7 +75,7 @@ export class RedisResponseCache implements ResponseStore {
         keys.length,
         ...keys,
         String(since),
-        JSON.stringify(value),
+        JSON.stringify(response),
         String(this.ttlMs),
       );
       return stored === 1;
@@ -80,6 +85,7 @@ export class RedisResponseCache implements ResponseStore {
     }
   }
 
+  /** Removes every response carrying one of the tags, for every replica. */
   async evict(tags: Iterable<Tag>): Promise<void> {
     const keys = [this.#generation, ...[...new Set(tags)].map((tag) => this.#tag(tag))];
     try {
@@ -92,8 +98,10 @@ export class RedisResponseCache implements ResponseStore {
     }
   }
 
-  listen(feed: Parameters<ResponseStore['listen']>[0]): () => void {
-    return feed.subscribe((changes) => this.evict(changes.flatMap(changeTags)));
+  listen(feed: Parameters<CacheStore['listen']>[0]): () => void {
+    return feed.subscribe((changes, origin) =>
+      origin === 'local' ? this.evict(changes.flatMap(changeTags)) : undefined,
+    );
   }
 
   #entry(key: string) {

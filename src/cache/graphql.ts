@@ -1,0 +1,180 @@
+import { MapperKind, mapSchema } from '@graphql-tools/utils';
+import {
+  type DocumentNode,
+  defaultFieldResolver,
+  type GraphQLFieldResolver,
+  type GraphQLSchema,
+  getNamedType,
+  getNullableType,
+  isListType,
+  isObjectType,
+  type OperationDefinitionNode,
+  TypeInfo,
+  visit,
+  visitWithTypeInfo,
+} from 'graphql';
+import { handleStreamOrSingleExecutionResult, type Plugin } from 'graphql-yoga';
+import { ANY, type Entity, entityTag, listTag, type Tag } from './tags.js';
+
+/** The object types that are entities, with the field that identifies one. */
+const entityTypes: Record<string, { entity: Entity; key: 'id' | 'petId' }> = {
+  Pet: { entity: 'pet', key: 'id' },
+  Category: { entity: 'category', key: 'id' },
+  InventoryItem: { entity: 'inventory', key: 'petId' },
+  Order: { entity: 'order', key: 'id' },
+};
+
+/** The object types that hold entities of one kind: a connection depends on which exist. */
+const listTypes: Record<string, Entity> = {
+  PetConnection: 'pet',
+  InventoryItemConnection: 'inventory',
+  OrderConnection: 'order',
+};
+
+/** Object types that hold no data of their own. */
+const neutralTypes = new Set(['Query', 'PageInfo', 'PetEdge', 'InventoryItemEdge', 'OrderEdge']);
+
+/** Where an operation's resolvers note the entities they return (only on a cacheable read). */
+const noted = Symbol('cacheTags');
+
+interface TaggedContext {
+  [noted]?: Set<Tag>;
+}
+
+/**
+ * The tags a document has before it runs: every list it asks for (`pets`, `categories`,
+ * `Category.pets`...) depends on which entities of that kind exist, whatever the result holds, and
+ * a type the cache knows nothing of depends on anything.
+ */
+function documentTags(schema: GraphQLSchema, document: DocumentNode): Tag[] {
+  const tags = new Set<Tag>();
+  const typeInfo = new TypeInfo(schema);
+  visit(
+    document,
+    visitWithTypeInfo(typeInfo, {
+      Field() {
+        const type = typeInfo.getType();
+        if (!type) return;
+        const named = getNamedType(type);
+        if (!isObjectType(named)) return;
+        const listed =
+          listTypes[named.name] ??
+          (isListType(getNullableType(type)) ? entityTypes[named.name]?.entity : undefined);
+        if (listed) tags.add(listTag(listed));
+        else if (!entityTypes[named.name] && !neutralTypes.has(named.name)) tags.add(ANY);
+      },
+    }),
+  );
+  return [...tags];
+}
+
+/** Notes what a resolver returned: each entity by its id, and a missing one by its kind. */
+function note(tags: Set<Tag>, entity: Entity, key: 'id' | 'petId', value: unknown): void {
+  if (Array.isArray(value)) {
+    for (const item of value) note(tags, entity, key, item);
+  } else if (value == null) {
+    // Found nothing: creating such an entity would change the answer.
+    tags.add(listTag(entity));
+  } else {
+    tags.add(entityTag(entity, String((value as Record<string, unknown>)[key])));
+  }
+}
+
+/**
+ * The schema with every field that returns entities noting them (while an operation's answer may
+ * be cached), so that a cached answer is tagged with the ids of exactly the entities it shows.
+ * Only for a server with the cache on: it costs a function call per such field.
+ */
+export function schemaNotingEntities(schema: GraphQLSchema): GraphQLSchema {
+  return mapSchema(schema, {
+    [MapperKind.OBJECT_FIELD]: (field) => {
+      const shown = entityTypes[getNamedType(field.type).name];
+      if (!shown) return field;
+      const resolve: GraphQLFieldResolver<unknown, TaggedContext> =
+        field.resolve ?? defaultFieldResolver;
+      return {
+        ...field,
+        resolve(source, args, context, info) {
+          const tags = context[noted];
+          const value = resolve(source, args, context, info);
+          if (!tags) return value;
+          if (value instanceof Promise) {
+            return value.then((resolved) => {
+              note(tags, shown.entity, shown.key, resolved);
+              return resolved;
+            });
+          }
+          note(tags, shown.entity, shown.key, value);
+          return value;
+        },
+      };
+    },
+  });
+}
+
+/** What the operations of one HTTP request have shown so far. */
+interface RequestTags {
+  tags: Set<Tag>;
+  executed: number;
+  clean: boolean;
+}
+
+/** The part of the server context this plugin reads: how to tell the cache, on a public read. */
+interface CacheableServerContext {
+  cacheable?: ((tags: readonly string[]) => void) | undefined;
+  request?: Request;
+}
+
+/**
+ * Tells the response cache what a GraphQL answer holds, when every operation of the request was a
+ * query that ran without an error: the tags of its documents and of the entities its resolvers
+ * returned (see `schemaNotingEntities`). Anything else (a mutation, an error, a refusal before
+ * execution) leaves the answer uncached. Document tags are worked out once per document.
+ */
+export function cacheTagsPlugin(
+  schema: GraphQLSchema,
+  operationOf: (
+    document: DocumentNode,
+    operationName?: string | null,
+  ) => OperationDefinitionNode | undefined,
+): Plugin<CacheableServerContext> {
+  const tagsOfDocument = new WeakMap<DocumentNode, Tag[]>();
+  const byRequest = new WeakMap<Request, RequestTags>();
+  return {
+    onExecute({ args, extendContext }) {
+      const { cacheable, request } = args.contextValue;
+      if (!cacheable || !request) return;
+      let seen = byRequest.get(request);
+      if (!seen) {
+        seen = { tags: new Set(), executed: 0, clean: true };
+        byRequest.set(request, seen);
+      }
+      const state = seen;
+      if (operationOf(args.document, args.operationName)?.operation !== 'query') {
+        state.clean = false;
+        return;
+      }
+      let documentTagList = tagsOfDocument.get(args.document);
+      if (!documentTagList) {
+        documentTagList = documentTags(schema, args.document);
+        tagsOfDocument.set(args.document, documentTagList);
+      }
+      const tags = new Set(documentTagList);
+      extendContext({ [noted]: tags } as never);
+      return {
+        onExecuteDone: (payload) =>
+          handleStreamOrSingleExecutionResult(payload, ({ result }) => {
+            state.executed++;
+            if (result.errors?.length) state.clean = false;
+            for (const tag of tags) state.tags.add(tag);
+          }),
+      };
+    },
+    onResultProcess({ request, result, serverContext }) {
+      const state = byRequest.get(request);
+      const operations = Array.isArray(result) ? result.length : 1;
+      if (state?.clean && state.executed === operations)
+        (serverContext as CacheableServerContext).cacheable?.([...state.tags]);
+    },
+  };
+}

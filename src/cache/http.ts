@@ -1,0 +1,134 @@
+import { createHash } from 'node:crypto';
+import type { Context, MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../http/env.js';
+import type { Metrics } from '../observability/metrics.js';
+import type { CachedResponse, CacheStore } from './store.js';
+import {
+  ifNoneMatch,
+  PRIVATE_CACHE_CONTROL,
+  PUBLIC_CACHE_CONTROL,
+  strongETag,
+} from './validators.js';
+
+/** What a cached answer keeps of its headers: the rest (request id, limits, CORS) is per request. */
+const keptHeaders = ['content-type', 'x-total-count'];
+
+const isRead = (method: string) => method === 'GET' || method === 'HEAD';
+
+/**
+ * The key of a public read the cache may answer, or undefined: a request with a token, a write, or
+ * anything but GET/HEAD on /api. A GraphQL POST counts by its body (document, variables, operation
+ * name), read here and handed on; on /graphql the negotiated media type is part of the answer, so
+ * `Accept` is part of the key.
+ */
+async function cacheKey(c: Context<AppEnv>): Promise<string | undefined> {
+  if (c.req.header('authorization') !== undefined) return undefined;
+  const { method, url } = c.req.raw;
+  const graphql = c.req.path === '/graphql';
+  let body = '';
+  if (!isRead(method)) {
+    if (method !== 'POST' || !graphql || !/json/i.test(c.req.header('content-type') ?? ''))
+      return undefined;
+    body = await c.req.raw.text();
+    c.req.raw = new Request(url, { method, headers: c.req.raw.headers, body });
+  }
+  const { pathname, search } = new URL(url);
+  return createHash('sha256')
+    .update(`${isRead(method) ? 'GET' : method} ${pathname}${search}\n`)
+    .update(graphql ? `${c.req.header('accept') ?? ''}\n` : '\n')
+    .update(body)
+    .digest('base64url');
+}
+
+/** A 200 answer with its validators, or 304 when `If-None-Match` names its tag (GET and HEAD). */
+function withValidators(
+  c: Context<AppEnv>,
+  body: string,
+  headers: Headers,
+  etag: string,
+): Response {
+  headers.set('ETag', etag);
+  headers.set(
+    'Cache-Control',
+    c.req.header('authorization') === undefined ? PUBLIC_CACHE_CONTROL : PRIVATE_CACHE_CONTROL,
+  );
+  if (ifNoneMatch(c.req.header('if-none-match'), etag)) {
+    headers.delete('content-type');
+    headers.delete('content-length');
+    return new Response(null, { status: 304, headers });
+  }
+  return new Response(body, { status: 200, headers });
+}
+
+/** The answer of a hit: the stored body, with its stored ETag on a read. */
+function fromCache(c: Context<AppEnv>, cached: CachedResponse): Response {
+  const headers = new Headers(cached.headers);
+  if (!isRead(c.req.method)) return new Response(cached.body, { status: 200, headers });
+  return withValidators(c, cached.body, headers, cached.etag);
+}
+
+/** Replaces the response whole (Hono would otherwise copy the old one's headers into it). */
+function replaceResponse(c: Context, response: Response): void {
+  c.res = undefined;
+  c.res = response;
+}
+
+/** Whether a response is a 200 JSON answer (never an event stream, which would never end). */
+const isJson200 = (response: Response) =>
+  response.status === 200 && /json/i.test(response.headers.get('content-type') ?? '');
+
+export interface ResponseCacheOptions {
+  /** Where responses are kept; none when the cache is off (the validators still apply). */
+  store: CacheStore | undefined;
+  metrics: Metrics;
+}
+
+/**
+ * The response cache and HTTP validators of both edges, after the rate limit and before either
+ * edge runs:
+ * - a public read (no token) that the cache holds is answered here, with its stored ETag: no
+ *   GraphQL parsing, no cost rule, no database;
+ * - otherwise the edge runs; if it said what its answer holds (`cacheable`, see AppEnv) and the
+ *   answer is a 200, it is kept, tagged, unless a write evicted since the lookup;
+ * - every 200 JSON answer to GET or HEAD gets a strong `ETag` and `Cache-Control` (`no-cache`
+ *   without a token, `private, no-store` with one), and `If-None-Match` naming the current tag
+ *   answers 304 with no body.
+ */
+export function responseCache({ store, metrics }: ResponseCacheOptions): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const key = store ? await cacheKey(c) : undefined;
+    if (!store || key === undefined) {
+      await next();
+      if (isRead(c.req.method) && isJson200(c.res)) {
+        const body = await c.res.text();
+        replaceResponse(c, withValidators(c, body, new Headers(c.res.headers), strongETag(body)));
+      }
+      return;
+    }
+    const edge = c.req.path === '/graphql' ? 'graphql' : 'rest';
+    const { response: cached, generation } = await store.lookup(key);
+    if (cached) {
+      metrics.cacheHits.inc({ edge });
+      return fromCache(c, cached);
+    }
+    metrics.cacheMisses.inc({ edge });
+    let tags: readonly string[] | undefined;
+    c.set('cacheable', (holds) => {
+      tags = holds;
+    });
+    await next();
+    if (!isJson200(c.res)) return;
+    const body = await c.res.text();
+    const headers: Record<string, string> = {};
+    for (const name of keptHeaders) {
+      const value = c.res.headers.get(name);
+      if (value !== null) headers[name] = value;
+    }
+    const response = { headers, body, etag: strongETag(body) };
+    if (tags) await store.set(key, response, tags, generation);
+    const answer = isRead(c.req.method)
+      ? withValidators(c, body, new Headers(c.res.headers), response.etag)
+      : new Response(body, c.res);
+    replaceResponse(c, answer);
+  };
+}

@@ -1,0 +1,37 @@
+import type { ChangeFeed } from '../domain/changes.js';
+import type { Tag } from './tags.js';
+
+/** A response the cache keeps: what it answers a hit with, its strong ETag computed once. */
+export interface CachedResponse {
+  /** The headers that belong to the answer (content type, X-Total-Count), not to one request. */
+  headers: Record<string, string>;
+  body: string;
+  etag: string;
+}
+
+/** A lookup's answer: the stored response (undefined on a miss) and the store's generation then. */
+export interface Lookup {
+  response: CachedResponse | undefined;
+  generation: number;
+}
+
+/**
+ * Where cached responses live: in this process (`MemoryCacheStore`), or in Redis so that replicas
+ * share one cache and one eviction (`RedisCacheStore`). The generation counts evictions: a response
+ * computed from reads that began at generation `g` is stored only while it is still `g`, otherwise
+ * a write may have committed and evicted in between and the response be older than it.
+ */
+export interface CacheStore {
+  lookup(key: string): Promise<Lookup>;
+  /** Stores a response unless anything was evicted since `since`; returns whether it did. */
+  set(key: string, response: CachedResponse, tags: Iterable<Tag>, since: number): Promise<boolean>;
+  /**
+   * Evicts on the committed changes of the feed, before `publish` returns (before the write
+   * answers). Returns the function that stops it.
+   */
+  listen(feed: ChangeFeed): () => void;
+}
+
+/** The size a response takes in the cache's byte bound. */
+export const responseBytes = (response: CachedResponse) =>
+  response.body.length + response.etag.length + 64;

@@ -1,0 +1,91 @@
+import {
+  type DocumentNode,
+  type GraphQLSchema,
+  isObjectType,
+  TypeInfo,
+  visit,
+  visitWithTypeInfo,
+} from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+
+/** The real sizes of the unpaged lists a request asks for, by schema coordinate. */
+export type ListSizes = ReadonlyMap<string, number>;
+
+/** What this hands to validation, on the operation's context. */
+export interface ListSizesContext {
+  listSizes?: ListSizes;
+}
+
+export interface UnpagedListsOptions {
+  schema: GraphQLSchema;
+  /** How to count each unpaged list, by schema coordinate (`Query.categories`). */
+  counters: Record<string, () => Promise<number>>;
+  /** The parsed document of a query text (Yoga's parse cache), undefined when it does not parse. */
+  parse: (text: string) => DocumentNode | undefined;
+}
+
+export interface UnpagedLists {
+  /**
+   * The sizes of the unpaged lists the documents of a request ask for, each counted once now
+   * (undefined: none), kept for the request's operations.
+   */
+  sizesFor(documents: readonly DocumentNode[], request?: Request): Promise<ListSizes | undefined>;
+  /** Counts them for each operation, before validation, which reads them from the context. */
+  plugin: Plugin<ListSizesContext>;
+}
+
+/**
+ * The real size of each unpaged list (`Query.categories`), which the cost rule multiplies by:
+ * counted for the requests that ask for one, before validation (which is synchronous), and handed
+ * to it on the operation's context. Which lists a document asks for is found once per document.
+ */
+export function unpagedLists({ schema, counters, parse }: UnpagedListsOptions): UnpagedLists {
+  const asked = new WeakMap<DocumentNode, string[]>();
+  const listsIn = (document: DocumentNode) => {
+    let coordinates = asked.get(document);
+    if (!coordinates) {
+      const found = new Set<string>();
+      const typeInfo = new TypeInfo(schema);
+      visit(
+        document,
+        visitWithTypeInfo(typeInfo, {
+          Field(node) {
+            const parent = typeInfo.getParentType();
+            const coordinate = isObjectType(parent) ? `${parent.name}.${node.name.value}` : '';
+            if (coordinate in counters) found.add(coordinate);
+          },
+        }),
+      );
+      coordinates = [...found];
+      asked.set(document, coordinates);
+    }
+    return coordinates;
+  };
+  const counted = new WeakMap<Request, ListSizes | undefined>();
+  const sizesFor = async (documents: readonly DocumentNode[], request?: Request) => {
+    if (request && counted.has(request)) return counted.get(request);
+    const coordinates = [...new Set(documents.flatMap(listsIn))];
+    let sizes: ListSizes | undefined;
+    if (coordinates.length > 0) {
+      const counts = await Promise.all(
+        coordinates.map(
+          async (coordinate) => [coordinate, await counters[coordinate]?.()] as const,
+        ),
+      );
+      sizes = new Map(counts.filter((entry): entry is [string, number] => entry[1] !== undefined));
+    }
+    // The operations of a batch share the counts made for the whole batch.
+    if (request) counted.set(request, sizes);
+    return sizes;
+  };
+  return {
+    sizesFor,
+    plugin: {
+      async onParams({ params, request, context }) {
+        const document = typeof params.query === 'string' ? parse(params.query) : undefined;
+        const sizes = document && (await sizesFor([document], request));
+        if (sizes) (context as ListSizesContext).listSizes = sizes;
+      },
+    },
+  };
+}

@@ -1,0 +1,94 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The import rule of docs/architecture.md, enforced: each part of src/ imports only from itself and
+ * from parts in lower layers (type-only imports count the same), and no files import each other in
+ * a cycle, however long and whether or not the imports are type-only.
+ */
+const layers: readonly (readonly string[])[] = [
+  ['config'],
+  ['logger', 'cli', 'build'],
+  ['generated'],
+  ['db'],
+  ['domain'],
+  ['auth'],
+  ['http'],
+  ['observability'],
+  ['redis'],
+  ['changes', 'cache', 'rate-limit'],
+  ['graphql', 'rest'],
+  ['app'],
+  ['server'],
+];
+
+const src = fileURLToPath(new URL('../../src/', import.meta.url));
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'generated' ? [] : sourceFiles(path);
+    return entry.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** The part of src/ a file belongs to: its top folder, or a top-level file's name. */
+const partOf = (file: string) => relative(src, file).split('/')[0]?.replace(/\.ts$/, '') ?? '';
+
+const specifier = /(?:import|export)\s[^'"]*?from\s+'([^']+)'|import\(\s*'([^']+)'\s*\)/g;
+
+/** The files of src/ that `file` imports (statically, dynamically, for types or values). */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const found: string[] = [];
+  for (const match of text.matchAll(specifier)) {
+    const target = match[1] ?? match[2];
+    if (!target?.startsWith('.')) continue;
+    found.push(resolve(dirname(file), target).replace(/\.js$/, '.ts'));
+  }
+  return found;
+}
+
+const files = sourceFiles(src);
+const graph = new Map(files.map((file) => [file, importsOf(file)]));
+const layerOf = new Map(layers.flatMap((parts, index) => parts.map((part) => [part, index])));
+
+describe('the import rule', () => {
+  it('places every part of src/ in a layer', () => {
+    const unplaced = [...new Set(files.map(partOf))].filter((part) => !layerOf.has(part));
+    expect(unplaced).toEqual([]);
+  });
+
+  it('imports only from the same part or a lower layer', () => {
+    const violations: string[] = [];
+    for (const [file, targets] of graph) {
+      const from = partOf(file);
+      for (const target of targets) {
+        const to = partOf(target);
+        if (to === from) continue;
+        if ((layerOf.get(to) ?? Infinity) >= (layerOf.get(from) ?? -1))
+          violations.push(`${relative(src, file)} imports ${relative(src, target)}`);
+      }
+    }
+    expect(violations).toEqual([]);
+  });
+
+  it('has no import cycle between files, type-only imports included', () => {
+    const cycles: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const visit = (file: string, path: string[]) => {
+      state.set(file, 'open');
+      for (const target of graph.get(file) ?? []) {
+        if (state.get(target) === 'open') {
+          const cycle = [...path.slice(path.indexOf(target)), target];
+          cycles.push(cycle.map((step) => relative(src, step)).join(' → '));
+        } else if (!state.has(target) && graph.has(target)) visit(target, [...path, target]);
+      }
+      state.set(file, 'done');
+    };
+    for (const file of files) if (!state.has(file)) visit(file, [file]);
+    expect(cycles).toEqual([]);
+  });
+});
