@@ -2,7 +2,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
-import { build as buildProduct, distDir } from '../scripts/build.js';
+import { build as buildProduct, distDir } from '../src/build.js';
 import type { FromServer, ServerStats, ToServer } from './ipc.js';
 import type { LoadJob, LoadResult } from './load.js';
 

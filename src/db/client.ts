@@ -44,6 +44,34 @@ export interface DatabaseOptions {
 export const BULK_TRANSACTION_MS = 60_000;
 export const bulkTransaction = { maxWait: BULK_TRANSACTION_MS, timeout: BULK_TRANSACTION_MS };
 
+/**
+ * The embedded database's durability, a product decision: write-ahead logging with
+ * `synchronous=NORMAL`. A crash or `kill -9` of the process loses nothing that was committed; a
+ * power loss or an operating-system crash may lose the last commits (never corrupt the file).
+ * Writers no longer wait for readers, and each commit costs no sync of the log. Whoever needs
+ * every commit to survive a power loss runs PostgreSQL.
+ */
+const SQLITE_PRAGMAS = ['PRAGMA journal_mode = WAL', 'PRAGMA synchronous = NORMAL'];
+
+/** A driver adapter factory whose every connection first runs `pragmas`. */
+function withPragmas<T extends SqlMigrationAwareDriverAdapterFactory>(
+  factory: T,
+  pragmas: readonly string[],
+): T {
+  return new Proxy(factory, {
+    get(object, property) {
+      const value = Reflect.get(object, property, object);
+      if (typeof value !== 'function') return value;
+      if (property !== 'connect') return value.bind(object);
+      return async () => {
+        const adapter = await value.apply(object, []);
+        for (const sql of pragmas) await adapter.queryRaw({ sql, args: [], argTypes: [] });
+        return adapter;
+      };
+    },
+  });
+}
+
 export interface AdapterFactory {
   readonly factory: SqlMigrationAwareDriverAdapterFactory;
   /** Ends the connection pool (Prisma leaves a pool it was given open). */
@@ -57,10 +85,8 @@ export function createAdapterFactory(
 ): AdapterFactory {
   if (config.provider === 'sqlite') {
     mkdirSync(dirname(config.file), { recursive: true });
-    return {
-      factory: new PrismaBetterSqlite3({ url: config.file, timeout: lockTimeoutMs }),
-      close: async () => {},
-    };
+    const factory = new PrismaBetterSqlite3({ url: config.file, timeout: lockTimeoutMs });
+    return { factory: withPragmas(factory, SQLITE_PRAGMAS), close: async () => {} };
   }
   const url = new URL(config.url);
   url.searchParams.delete('schema');

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-import { build } from '../../scripts/build.js';
+import { build } from '../../src/build.js';
 
 export const DEFAULT_POSTGRES_URL = 'postgresql://postgres@127.0.0.1:5432/test';
 

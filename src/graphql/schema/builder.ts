@@ -6,6 +6,15 @@ import { getDatamodel } from '../../generated/pothos-types.js';
 import type { GraphQLContext } from '../context.js';
 import { DateTime } from './date-time.js';
 
+/**
+ * The schema builder. @pothos/plugin-prisma gives the object types their Prisma model shapes
+ * (`builder.prismaObject`: every resolver is typed against the row it gets) and the data model's
+ * relations as types. Its query planning (`t.relation`, `t.relatedConnection`) is not used: it
+ * selects relations per request, while the loaders (src/graphql/loaders.ts) batch a level into
+ * one statement, coalesce the public by-id reads of concurrent requests on both edges
+ * (src/db/shared-reads.ts) and page each parent's children in one windowed statement, which the
+ * bench and the statement-count tests hold it to (relations.ts says the same where it applies).
+ */
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
   PrismaTypes: PrismaTypes;

@@ -9,7 +9,7 @@ import { projectRoot } from '../helpers/process.js';
 import { startServer } from '../helpers/server.js';
 
 const run = promisify(execFile);
-const example = join(projectRoot, 'examples/frontend-codegen');
+const example = join(projectRoot, 'docs/examples/frontend-codegen');
 const bin = (name: string) => join(projectRoot, 'node_modules/.bin', name);
 const manifest = join(example, 'src/generated/persisted-documents.json');
 

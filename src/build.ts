@@ -26,7 +26,9 @@ async function filesUnder(dir: string): Promise<string[]> {
  * more are removed. Returns the paths written.
  */
 export async function build(): Promise<string[]> {
-  const sources = await filesUnder(join(root, 'src'));
+  const self = fileURLToPath(import.meta.url);
+  // This file is the build tool, not part of what `npm start` runs.
+  const sources = (await filesUnder(join(root, 'src'))).filter((file) => file !== self);
   const result = await esbuild.build({
     entryPoints: sources.filter((file) => /\.(ts|js)$/.test(file) && !file.endsWith('.d.ts')),
     outdir: distDir,

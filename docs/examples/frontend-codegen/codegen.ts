@@ -7,7 +7,7 @@ import type { CodegenConfig } from '@graphql-codegen/cli';
  * Deploy src/generated/persisted-documents.json with the gateway (PERSISTED_OPERATIONS_ONLY).
  */
 const config: CodegenConfig = {
-  schema: '../../schema/schema.graphql',
+  schema: '../../../schema/schema.graphql',
   documents: ['src/**/*.ts', '!src/generated/**'],
   ignoreNoDocuments: false,
   generates: {
