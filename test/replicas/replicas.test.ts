@@ -7,6 +7,7 @@ import { createTestApp, database, databaseAvailable, type TestApp } from '../hel
 import { anonymous, withAuthorization } from '../helpers/client.js';
 import { makeCategory, makePet, stockOf } from '../helpers/factories.js';
 import { graphqlRequest } from '../helpers/graphql.js';
+import { sampleValue, scrape } from '../helpers/metrics.js';
 import { rest } from '../helpers/rest.js';
 
 const redisUrl = inject('redisUrl');
@@ -125,6 +126,12 @@ describe.runIf(runs)('an orders race split across two replicas', () => {
     // A never read this path itself: what it answers is what B stored.
     expect(await readOn(replicas.a)).toBe(category.name);
 
+    const heardOnB = listen(replicas.b);
+    const evictions = async (replica: TestApp) =>
+      sampleValue(await scrape(replica), 'petstore_response_cache_evictions_total', {
+        reason: 'write',
+      }) ?? 0;
+    const before = { a: await evictions(replicas.a), b: await evictions(replicas.b) };
     const renamed = await rest(replicas.a, 'PUT', `/categories/${category.id}`, {
       json: { name: `Renamed ${category.id}` },
     });
@@ -132,6 +139,11 @@ describe.runIf(runs)('an orders race split across two replicas', () => {
     // Right after A's answer, with no wait: B's read and A's GraphQL read see the write.
     expect(await readOnB()).toBe(`Renamed ${category.id}`);
     expect(await viaGraphqlOnA()).toBe(`Renamed ${category.id}`);
+    // The write evicted once, on the replica that made it; B heard of it and evicted nothing.
+    await eventually(() => heardOnB.some((change) => change.entity === 'category'));
+    // The two answers cached for this category: B's REST read and A's GraphQL read.
+    expect((await evictions(replicas.a)) - before.a).toBe(2);
+    expect((await evictions(replicas.b)) - before.b).toBe(0);
   });
 
   it('never oversells: 200 concurrent orders for a stock of 50, exactly 50 succeed', async () => {
