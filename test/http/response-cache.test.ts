@@ -212,6 +212,24 @@ describeDb('the response cache and HTTP validators', () => {
     expect(await categories()).toEqual([...first, 'Brand new kind']);
   });
 
+  it('answers a hit before GraphQL runs: no operation executed, no SQL statement', async () => {
+    const pet = await makePet(app(), { name: 'Answered early' });
+    const query = `query Early($id: ID!) { pet(id: $id) { name } }`;
+    const variables = { id: String(pet.id) };
+    const operations = async () =>
+      sampleValue(await scrape(app()), 'graphql_envelop_request', {
+        operationType: 'query',
+        operationName: 'Early',
+      }) ?? 0;
+    const first = await postQuery(app(), query, variables);
+    expect(await first.json()).toEqual({ data: { pet: { name: 'Answered early' } } });
+    const [ranBefore, statementsBefore] = [await operations(), app().database.statementCount()];
+    const second = await postQuery(app(), query, variables);
+    expect(await second.json()).toEqual({ data: { pet: { name: 'Answered early' } } });
+    expect(await operations()).toBe(ranBefore);
+    expect(app().database.statementCount()).toBe(statementsBefore);
+  });
+
   it('shows hits, misses and evictions in /metrics', async () => {
     const pet = await makePet(app());
     const anonymous = { fetch: app().fetch };
