@@ -156,6 +156,21 @@ export function startProduct(env: Record<string, string>, options: ServerOptions
   return startServer('product', './product/server.ts', [JSON.stringify(env)], options);
 }
 
+/** Which framework floor: bare Yoga on node:http, or bare Hono on @hono/node-server. */
+export type FloorKind = 'graphql' | 'rest';
+
+/**
+ * A framework floor (bench/floor/) on the bench database, configured by the product's environment
+ * (the same database URL and pool size).
+ */
+export function startFloor(
+  kind: FloorKind,
+  env: Record<string, string>,
+  options: ServerOptions = {},
+) {
+  return startServer(`${kind} floor`, `./floor/${kind}-server.ts`, [JSON.stringify(env)], options);
+}
+
 /** The baseline on the same database (a DATABASE_URL: SQLite file or PostgreSQL schema). */
 export function startBaseline(databaseUrl: string) {
   return startServer('baseline', './baseline/server.ts', [databaseUrl]);

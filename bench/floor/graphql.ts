@@ -1,0 +1,39 @@
+import { createYoga } from 'graphql-yoga';
+import {
+  anonymous,
+  compiledQueries,
+  createContext,
+  type Database,
+  type GraphQLContext,
+  ListItemBudget,
+  readOnly,
+  type SharedReads,
+  Subscriptions,
+  schema,
+} from './product-parts.js';
+
+export interface GraphQLFloorOptions {
+  database: Database;
+  /** The product's coalesced reads by id, one instance per process as in the product. */
+  shared: SharedReads;
+  /** The list-item budget of one request (the product's default, GRAPHQL_MAX_LIST_ITEMS). */
+  listItems: number;
+}
+
+/**
+ * The GraphQL floor: a bare `createYoga({ schema })` with Yoga's defaults, serving the product's
+ * own schema on the product's own Prisma client, with the product's per-request context (fresh
+ * loaders over the shared reads, a list-item budget). No plugin of the product's except the
+ * compiled queries (graphql-jit), so that floor and product execute alike; no limits, no cache, no
+ * auth (every caller is anonymous), no Hono.
+ */
+export function createGraphQLFloor({ database, shared, listItems }: GraphQLFloorOptions) {
+  const domain = { db: database.prisma, viewer: anonymous, changes: readOnly };
+  // Subscriptions are not served here; the context type wants a holder anyway.
+  const subscriber = { client: 'floor', subscriptions: new Subscriptions(1) };
+  return createYoga<Record<string, unknown>, GraphQLContext>({
+    schema,
+    context: () => createContext(domain, shared, new ListItemBudget(listItems), subscriber),
+    plugins: [compiledQueries(schema)],
+  });
+}
