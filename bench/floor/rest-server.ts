@@ -2,7 +2,6 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { answerHarness } from '../ipc.js';
 import { openFloorDatabase } from './database.js';
-import { createSharedReads } from './product-parts.js';
 import { createRestFloor } from './rest.js';
 
 /**
@@ -10,8 +9,8 @@ import { createRestFloor } from './rest.js';
  * the product's environment passed as JSON in argv[2].
  */
 const env = JSON.parse(process.argv[2] ?? '{}') as Record<string, string>;
-const { database } = openFloorDatabase(env);
-const app = createRestFloor({ database, shared: createSharedReads(database.prisma) });
+const { database, shared } = openFloorDatabase(env);
+const app = createRestFloor({ database, shared });
 
 const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) => {
   answerHarness(info.port, database.statementCount, async () => {
