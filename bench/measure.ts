@@ -57,6 +57,12 @@ export interface ServerFigures {
    * concurrent requests share statements (the product's coalesced reads).
    */
   statementsUnderLoad: number;
+  /**
+   * CPU time (user + system, all of the server's threads) per answered request over the
+   * saturation runs, in microseconds: the work a request costs, far less sensitive to neighbours
+   * than req/s.
+   */
+  cpuMicrosPerRequest: number;
   /** Latency at the fixed rate, medians over the fixed-rate runs. */
   latency: { rate: number; achieved: number; p50: number; p99: number };
   rateRuns: LoadResult[];
@@ -145,13 +151,17 @@ export async function measure(
   for (const server of servers) await run(server, plan.warmupSeconds);
 
   const saturation = new Map<ServerProcess, number[]>(servers.map((server) => [server, []]));
-  const underLoad = new Map(servers.map((server) => [server, { statements: 0, requests: 0 }]));
+  const underLoad = new Map(
+    servers.map((server) => [server, { statements: 0, cpuMicros: 0, requests: 0 }]),
+  );
   await alternate(plan.runs, async (server) => {
-    const before = (await server.stats()).statements;
+    const before = await server.stats();
     const result = await run(server, plan.runSeconds);
+    const after = await server.stats();
     const counts = underLoad.get(server);
     if (counts) {
-      counts.statements += (await server.stats()).statements - before;
+      counts.statements += after.statements - before.statements;
+      counts.cpuMicros += after.cpuMicros - before.cpuMicros;
       counts.requests += result.ok;
     }
     saturation.get(server)?.push(result.reqPerSec);
@@ -172,6 +182,7 @@ export async function measure(
       reqPerSec: spread(runs),
       saturationRuns: runs,
       statementsUnderLoad: counts?.requests ? counts.statements / counts.requests : Number.NaN,
+      cpuMicrosPerRequest: counts?.requests ? counts.cpuMicros / counts.requests : Number.NaN,
       latency: {
         rate,
         achieved: median(rateRuns.map((result) => result.reqPerSec)),

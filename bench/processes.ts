@@ -113,7 +113,10 @@ async function startServer(
   const port = await new Promise<number>((resolve, reject) => {
     child.on('message', (message: FromServer) => {
       if (message.type === 'ready') resolve(message.port);
-      else pending.get(message.id)?.resolve({ statements: message.statements, rss: message.rss });
+      else {
+        const { statements, rss, cpuMicros } = message;
+        pending.get(message.id)?.resolve({ statements, rss, cpuMicros });
+      }
     });
     child.once('exit', (code) => {
       exited = true;

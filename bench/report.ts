@@ -42,6 +42,10 @@ const mb = (bytes: number) => `${integer.format(bytes / 1024 / 1024)} MB`;
 const range = (value: Spread, format: (n: number) => string) =>
   `${format(value.median)} (${format(value.min)}–${format(value.max)})`;
 
+const cpu = (figures: ServerFigures | undefined) =>
+  figures && Number.isFinite(figures.cpuMicrosPerRequest)
+    ? integer.format(figures.cpuMicrosPerRequest)
+    : '–';
 const times = (value: Spread) => range(value, (n) => `${n.toFixed(2)}×`);
 
 function row(
@@ -59,6 +63,7 @@ function row(
     ms(figures.latency.p99),
     statements === undefined ? '–' : String(Number(statements.toFixed(2))),
     Number.isFinite(figures.statementsUnderLoad) ? figures.statementsUnderLoad.toFixed(2) : '–',
+    cpu(figures),
     mb(figures.peakRssBytes),
   ].join(' | ')} |`;
 }
@@ -70,8 +75,8 @@ function scenarioTable(result: ScenarioResult): string {
   const lines = [
     heading,
     `${integer.format(result.distinctRequests)} distinct requests; latency at ${integer.format(result.product.latency.rate)} req/s (half of the slowest server's max).\n`,
-    '| server | req/s median (min–max) | ratio to baseline | ratio to floor | req/s at half load | p50 ms | p99 ms | SQL/req | SQL/req under load | peak RSS |',
-    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+    '| server | req/s median (min–max) | ratio to baseline | ratio to floor | req/s at half load | p50 ms | p99 ms | SQL/req | SQL/req under load | CPU µs/req | peak RSS |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
     row(
       'product',
       result.product,
@@ -110,8 +115,8 @@ function ladderTable(database: BenchDatabase, results: readonly ScenarioResult[]
   const rss = (figures: ServerFigures | undefined) => (figures ? mb(figures.peakRssBytes) : '–');
   return [
     `### ${databaseNames[database]}: ladder raw → floor → product\n`,
-    '| scenario | raw req/s | floor req/s | product req/s | floor ÷ raw | product ÷ raw | product ÷ floor | p99 ms raw / floor / product | peak RSS floor / product |',
-    '|---|--:|--:|--:|--:|--:|--:|--:|--:|',
+    '| scenario | raw req/s | floor req/s | product req/s | floor ÷ raw | product ÷ raw | product ÷ floor | CPU µs/req raw / floor / product | p99 ms raw / floor / product | peak RSS floor / product |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
     ...results
       .filter((result) => result.product)
       .map(
@@ -124,6 +129,7 @@ function ladderTable(database: BenchDatabase, results: readonly ScenarioResult[]
             ratio(result.floorRatio),
             ratio(result.ratio),
             ratio(result.productToFloor),
+            [result.baseline, result.floor, result.product].map(cpu).join(' / '),
             [result.baseline, result.floor, result.product].map(p99).join(' / '),
             [result.floor, result.product].map(rss).join(' / '),
           ].join(' | ')} |`,
