@@ -30,7 +30,12 @@ export interface GraphQLFloorOptions {
  * 2.5× the CPU per `pet(id)` (bench/README.md, _The framework floor_).
  */
 export function createGraphQLFloor({ database, shared, listItems }: GraphQLFloorOptions) {
-  const domain = { db: database.prisma, viewer: anonymous, changes: readOnly };
+  const domain = {
+    db: database.prisma,
+    dialect: database.dialect,
+    viewer: anonymous,
+    changes: readOnly,
+  };
   // Subscriptions are not served here; the context type wants a holder anyway.
   const subscriber = { client: 'floor', subscriptions: new Subscriptions(1) };
   return createYoga<Record<string, unknown>, GraphQLContext>({

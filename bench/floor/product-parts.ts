@@ -4,11 +4,11 @@
  */
 export { loadConfig } from '../../src/config.js';
 export { type Database, openDatabase } from '../../src/db/client.js';
+export { createSharedReads, type SharedReads } from '../../src/db/shared-reads.js';
 export { readOnly } from '../../src/domain/changes.js';
 export { anonymous } from '../../src/domain/context.js';
 export { parseId } from '../../src/domain/ids.js';
 export { countPets, listPets } from '../../src/domain/pets.js';
-export { createSharedReads, type SharedReads } from '../../src/domain/shared-reads.js';
 export { compiledQueries } from '../../src/graphql/compiled-queries.js';
 export { createContext, type GraphQLContext } from '../../src/graphql/context.js';
 export { ListItemBudget } from '../../src/graphql/list-items.js';

@@ -28,7 +28,12 @@ const JSON_TYPE = { 'content-type': 'application/json; charset=utf-8' };
  * default 404 or 500.
  */
 export function createRestFloor({ database, shared }: RestFloorOptions) {
-  const domain = { db: database.prisma, viewer: anonymous, changes: readOnly };
+  const domain = {
+    db: database.prisma,
+    dialect: database.dialect,
+    viewer: anonymous,
+    changes: readOnly,
+  };
   const app = new Hono();
   app.get('/api/pets/:petId', async (c) => {
     const id = parseId(c.req.param('petId'), 'petId');
