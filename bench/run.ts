@@ -126,9 +126,8 @@ try {
 async function benchDatabase(fixture: Fixture): Promise<ScenarioResult[]> {
   const { database } = fixture;
   const floorKinds = [...new Set(selected.flatMap((s) => (s.floor ? [s.floor] : [])))];
-  progress(
-    `${database}: starting the product, the floors (${floorKinds.join(', ')}) and the baseline…`,
-  );
+  const floorNames = floorKinds.map((kind) => `the ${kind} floor, `).join('');
+  progress(`${database}: starting the product, ${floorNames}the baseline…`);
   const productEnv = {
     DATABASE_URL: fixture.url,
     SEED: 'false',
