@@ -19,6 +19,8 @@ const AGAINST_FLOOR = 0.9;
 const CACHED_AGAINST_RAW = 0.8;
 const MAX_P99_MS = 10;
 const MAX_RSS_MB = 250;
+/** placeOrder answered per second (with a token, 10 connections). */
+const MIN_ORDERS_PER_SEC: Record<BenchDatabase, number> = { sqlite: 1000, postgresql: 500 };
 
 const times = (value: number | undefined) =>
   value === undefined ? 'not measured' : `${value.toFixed(2)}×`;
@@ -95,6 +97,14 @@ function checkDatabase(database: BenchDatabase, results: readonly ScenarioResult
       target: `${label}: 100-pet nested list ≤ 3 SQL statements`,
       measured: statements === undefined ? 'not measured' : String(statements),
       met: statements === undefined ? undefined : statements <= 3,
+    },
+    {
+      target: `${label}: placeOrder ≥ ${MIN_ORDERS_PER_SEC[database].toLocaleString('en-US')}/s`,
+      measured:
+        ordersPerSec === undefined
+          ? 'not measured'
+          : `${Math.round(ordersPerSec).toLocaleString('en-US')}/s`,
+      met: ordersPerSec === undefined ? undefined : ordersPerSec >= MIN_ORDERS_PER_SEC[database],
     },
     {
       target: `${label}: placeOrder 0 oversold`,

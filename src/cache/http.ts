@@ -40,6 +40,9 @@ async function cacheKey(c: Context<AppEnv>): Promise<string | undefined> {
     .digest('base64url');
 }
 
+const cacheControl = (c: Context<AppEnv>) =>
+  c.req.header('authorization') === undefined ? PUBLIC_CACHE_CONTROL : PRIVATE_CACHE_CONTROL;
+
 /** A 200 answer with its validators, or 304 when `If-None-Match` names its tag (GET and HEAD). */
 function withValidators(
   c: Context<AppEnv>,
@@ -48,16 +51,33 @@ function withValidators(
   etag: string,
 ): Response {
   headers.set('ETag', etag);
-  headers.set(
-    'Cache-Control',
-    c.req.header('authorization') === undefined ? PUBLIC_CACHE_CONTROL : PRIVATE_CACHE_CONTROL,
-  );
+  headers.set('Cache-Control', cacheControl(c));
   if (ifNoneMatch(c.req.header('if-none-match'), etag)) {
     headers.delete('content-type');
     headers.delete('content-length');
     return new Response(null, { status: 304, headers });
   }
   return new Response(body, { status: 200, headers });
+}
+
+/**
+ * Validators on an answer that is not cached: its ETag as the edge set it (REST computes it where
+ * it writes the JSON, so the body is not read back), else a hash of its body.
+ */
+async function addValidators(c: Context<AppEnv>): Promise<void> {
+  const etag = c.res.headers.get('etag');
+  if (etag === null) {
+    const body = await c.res.text();
+    replaceResponse(c, withValidators(c, body, new Headers(c.res.headers), strongETag(body)));
+    return;
+  }
+  c.res.headers.set('Cache-Control', cacheControl(c));
+  if (ifNoneMatch(c.req.header('if-none-match'), etag)) {
+    const headers = new Headers(c.res.headers);
+    headers.delete('content-type');
+    headers.delete('content-length');
+    replaceResponse(c, new Response(null, { status: 304, headers }));
+  }
 }
 
 /** The answer of a hit: the stored body, with its stored ETag on a read. */
@@ -99,10 +119,7 @@ export function responseCache({ store, metrics }: ResponseCacheOptions): Middlew
     const key = store ? await cacheKey(c) : undefined;
     if (!store || key === undefined) {
       await next();
-      if (isRead(c.req.method) && isJson200(c.res)) {
-        const body = await c.res.text();
-        replaceResponse(c, withValidators(c, body, new Headers(c.res.headers), strongETag(body)));
-      }
+      if (isRead(c.req.method) && isJson200(c.res)) await addValidators(c);
       return;
     }
     const edge = c.req.path === '/graphql' ? 'graphql' : 'rest';

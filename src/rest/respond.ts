@@ -1,19 +1,26 @@
 import type { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { strongETag } from '../cache/validators.js';
 import type { PetStatus } from '../domain/pets.js';
 import { stringifyJson } from './json.js';
 import type { Category, InventoryItem, Order, Pet } from './schemas.js';
 
-/** A JSON response; bigints are written as exact JSON numbers. */
+/**
+ * A JSON response; bigints are written as exact JSON numbers. A read's answer carries its strong
+ * ETag, computed here from the text (the HTTP validators would otherwise read the body back).
+ */
 export function sendJson(
   c: Context,
   status: ContentfulStatusCode,
   body: unknown,
   headers: Record<string, string> = {},
 ): Response {
-  return c.body(stringifyJson(body), status, {
+  const text = stringifyJson(body);
+  const read = status === 200 && (c.req.method === 'GET' || c.req.method === 'HEAD');
+  return c.body(text, status, {
     'content-type': 'application/json; charset=utf-8',
+    ...(read ? { etag: strongETag(text) } : {}),
     ...headers,
   });
 }
