@@ -103,13 +103,11 @@ export const NewCategory = z
     id: serverAssignsIds(),
     // Not one of the sample data's categories: Swagger's "Try it out" succeeds as it is.
     name: name('Hamsters'),
-    description: text()
-      .optional()
-      .openapi({
-        maxLength: 500,
-        description: 'At most 500 characters.',
-        example: 'Small rodents',
-      }),
+    description: text().optional().openapi({
+      maxLength: 500,
+      description: 'At most 500 characters.',
+      example: 'Small rodents',
+    }),
   })
   .openapi('NewCategory', {
     description:
