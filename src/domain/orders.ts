@@ -90,7 +90,7 @@ export async function placeOrder(ctx: DomainContext, input: NewOrderInput) {
       { entity: 'order', kind: 'created', id: placed.order.id, petId },
       { entity: 'inventory', kind: 'updated', petId },
     ];
-    // Only the last unit changes the pet (it becomes sold).
+    // The pet itself changes only when this order took its last unit: it is sold now.
     if (placed.soldOut) changes.push({ entity: 'pet', kind: 'updated', id: petId });
     await ctx.changes.publish(changes);
     return placed.order;
