@@ -3,7 +3,7 @@ import type { DocumentNode, GraphQLError, GraphQLSchema } from 'graphql';
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import type { Limits } from '../config.js';
 import { isRecord } from '../domain/validation.js';
-import { operationCost } from './cost.js';
+import { costModel, operationCost } from './cost.js';
 import { refuseOperation } from './request-errors.js';
 import type { ListSizes, ListSizesContext } from './unpaged-lists.js';
 
@@ -52,6 +52,8 @@ export interface CostRule {
 }
 
 export function costRule({ schema, maxCost }: CostRuleOptions): CostRule {
+  // Read the schema's weights now: a `@cost` that is not a weight stops the start.
+  costModel(schema);
   return {
     cost: (document, operationName, variables, listSizes) =>
       operationCost({
