@@ -27,6 +27,8 @@ export interface Config {
   };
   readonly petByIdSunset: Date;
   readonly rateLimitPerMinute: number;
+  /** Cost points per client and minute for GraphQL (a bucket refilling continuously); 0: off. */
+  readonly rateLimitCostPerMinute: number;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   readonly limits: Limits;
   /** How long a shutdown waits for in-flight requests before closing their connections. */
@@ -143,6 +145,11 @@ const envSchema = z.object({
     .int('must be a whole number')
     .min(0, 'must be 0 or more')
     .default(1200),
+  RATE_LIMIT_COST_PER_MINUTE: z.coerce
+    .number({ message: 'must be a number' })
+    .int('must be a whole number')
+    .min(0, 'must be 0 or more')
+    .default(100_000),
   BODY_LIMIT_BYTES: positiveInt(DEFAULT_BODY_BYTES),
   REQUEST_TIMEOUT_MS: positiveInt(10_000),
   GRAPHQL_MAX_DEPTH: positiveInt(10),
@@ -224,6 +231,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }),
     petByIdSunset: vars.PET_BY_ID_SUNSET,
     rateLimitPerMinute: vars.RATE_LIMIT_PER_MINUTE,
+    rateLimitCostPerMinute: vars.RATE_LIMIT_COST_PER_MINUTE,
     logLevel: vars.LOG_LEVEL,
     limits: Object.freeze({
       bodyBytes: vars.BODY_LIMIT_BYTES,

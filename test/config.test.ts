@@ -11,6 +11,7 @@ describe('configuration', () => {
       host: '127.0.0.1',
       seed: true,
       rateLimitPerMinute: 1200,
+      rateLimitCostPerMinute: 100_000,
       logLevel: 'info',
       database: { provider: 'sqlite', url: 'file:./data/petstore.db' },
     });
@@ -58,6 +59,16 @@ describe('configuration', () => {
     }
   });
 
+  it('reads RATE_LIMIT_COST_PER_MINUTE: 0 turns the cost budget off, a negative is refused', () => {
+    expect(loadConfig({ RATE_LIMIT_COST_PER_MINUTE: '0' }).rateLimitCostPerMinute).toBe(0);
+    expect(() => loadConfig({ RATE_LIMIT_COST_PER_MINUTE: '-1' })).toThrow(
+      /RATE_LIMIT_COST_PER_MINUTE: must be 0 or more/,
+    );
+    expect(() => loadConfig({ RATE_LIMIT_COST_PER_MINUTE: 'lots' })).toThrow(
+      /RATE_LIMIT_COST_PER_MINUTE: must be a number/,
+    );
+  });
+
   it('treats empty variables as unset', () => {
     expect(loadConfig({ PORT: '', AUTH_JWT_SECRET: '' })).toMatchObject({
       port: 4000,
@@ -101,6 +112,7 @@ describe('configuration', () => {
         'CORS_ORIGINS',
         'PET_BY_ID_SUNSET',
         'RATE_LIMIT_PER_MINUTE',
+        'RATE_LIMIT_COST_PER_MINUTE',
         'BODY_LIMIT_BYTES',
         'REQUEST_TIMEOUT_MS',
         'GRAPHQL_MAX_DEPTH',

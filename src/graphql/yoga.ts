@@ -10,12 +10,13 @@ import { type ChangeFeed, readOnly } from '../domain/changes.js';
 import type { Viewer } from '../domain/context.js';
 import { anonymous } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
-import type { AccessLogFields } from '../http/env.js';
+import type { AccessLogFields, CostAccount } from '../http/env.js';
 import { renderGraphiQLPage } from '../http/graphiql.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { compiledQueries } from './compiled-queries.js';
 import { createContext, type GraphQLContext } from './context.js';
+import { demandControl } from './demand-control.js';
 import { createDocumentCache } from './documents.js';
 import { createErrorHandling } from './errors.js';
 import { batchRules, costLimit, costRule, queryLimits } from './limits.js';
@@ -72,6 +73,9 @@ const subscriptionsOnlyOverWebSocket: Plugin<{ transport?: string }> = {
 
 const exampleQuery = `# Welcome to the Pet Store gateway. Press the run button to try this query.
 # REST API docs: /api/docs
+# What a request costs is in the response's extensions.cost (requested before it ran, actual
+# after, and your budget: throttleStatus); the weights are the @cost and @listSize directives of
+# the schema (Docs).
 query AvailablePets {
   pets(first: 5, status: available) {
     totalCount
@@ -122,6 +126,8 @@ export interface ServerContext {
   cacheable?: ((tags: readonly string[]) => void) | undefined;
   /** `websocket` for an operation sent over a WebSocket, which carries subscriptions only. */
   transport?: 'websocket';
+  /** The caller's GraphQL cost budget, while it is on (src/graphql/demand-control.ts). */
+  costAccount?: CostAccount | undefined;
 }
 
 export type GraphQLResult = ExecutionResult | AsyncIterable<ExecutionResult>;
@@ -251,6 +257,8 @@ function createYogaServer(
       lists.plugin,
       queryLimits(limits),
       costLimit(rule),
+      // After the batch rules (which price a batch) and the cost limit (which prices an operation).
+      demandControl(schema),
       subscriptionsOnlyOverWebSocket,
       compiledQueries(schema),
       ...(cache ? [cacheTagsPlugin(schema, operationOf)] : []),

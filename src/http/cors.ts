@@ -9,6 +9,8 @@ const exposedHeaders = [
   'ETag',
   'WWW-Authenticate',
   'Retry-After',
+  'RateLimit-Policy',
+  'RateLimit',
   'RateLimit-Limit',
   'RateLimit-Remaining',
   'RateLimit-Reset',

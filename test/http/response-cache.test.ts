@@ -61,14 +61,17 @@ describeDb('the response cache and HTTP validators', () => {
     const after = await scrape(app());
 
     expect(first.status).toBe(200);
+    const data = { pet: { id: String(pet.id), name: 'Cached', status: 'available' } };
     expect(JSON.parse(firstBody)).toEqual({
-      data: { pet: { id: String(pet.id), name: 'Cached', status: 'available' } },
+      data,
+      extensions: { cost: { requestedQueryCost: 1, actualQueryCost: 1 } },
     });
     expect(first.headers.get('cache-control')).toBe('no-cache');
     expect(first.headers.get('etag')).toMatch(/^"[\w-]{32}"$/);
     expect(first.headers.get('last-modified')).toBeNull();
     expect(second.status).toBe(200);
-    expect(await second.text()).toBe(firstBody);
+    // A hit runs nothing and is charged nothing: its report says so.
+    expect(await second.json()).toEqual({ data, extensions: { cost: { requestedQueryCost: 0 } } });
     expect(second.headers.get('etag')).toBe(first.headers.get('etag'));
     const delta = (name: string) =>
       cacheCount(after, name, { edge: 'graphql' }) - cacheCount(before, name, { edge: 'graphql' });
@@ -133,6 +136,7 @@ describeDb('the response cache and HTTP validators', () => {
     const authorized = await postQuery(app(), PetWithOrders, variables, token());
     expect(await authorized.json()).toEqual({
       data: { pet: { id: String(pet.id), name: pet.name, orders: { totalCount: 1 } } },
+      extensions: { cost: { requestedQueryCost: 3, actualQueryCost: 3 } },
     });
     const anonymous = (await (await postQuery(app(), PetWithOrders, variables)).json()) as {
       data: unknown;

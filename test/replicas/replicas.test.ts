@@ -93,6 +93,45 @@ describe.runIf(runs)('two replicas on one PostgreSQL and one Redis', () => {
   });
 });
 
+describe.runIf(runs)('two replicas sharing one cost budget through Redis', () => {
+  let replicas: Replicas;
+  beforeAll(async () => {
+    // 35 points a minute: a write weighs 10, and the bucket refills by one in 1.7 s.
+    replicas = await startReplicas({
+      REDIS_URL: redisUrl ?? '',
+      RATE_LIMIT_COST_PER_MINUTE: '35',
+    });
+  });
+  afterAll(() => replicas?.close());
+
+  it("charges a client's operations on either replica to one bucket: the 4th write is refused", async () => {
+    const token = `Bearer ${await replicas.a.token(undefined, { subject: `cost-${Date.now()}` })}`;
+    const results: { status: number; left?: number }[] = [];
+    for (let i = 0; i < 4; i++) {
+      const replica = i % 2 === 0 ? replicas.a : replicas.b;
+      const response = await replica.fetch(
+        graphqlRequest(
+          {
+            query: `mutation { createCategory(input: { name: "Shared ${i} ${Date.now()}" }) { id } }`,
+          },
+          { authorization: token },
+        ),
+      );
+      const body = (await response.json()) as {
+        extensions: { cost: { throttleStatus: { currentlyAvailable: number } } };
+      };
+      results.push({
+        status: response.status,
+        left: body.extensions.cost.throttleStatus.currentlyAvailable,
+      });
+    }
+    expect(results.map((result) => result.status)).toEqual([200, 200, 200, 429]);
+    // Each replica saw what the other had taken.
+    expect(results[1]?.left).toBeLessThan(20);
+    expect(results[2]?.left).toBeLessThan(10);
+  });
+});
+
 describe.runIf(runs)('an orders race split across two replicas', () => {
   let replicas: Replicas;
   beforeAll(async () => {
@@ -218,6 +257,7 @@ describe.runIf(runs && redisServer)('replicas while Redis is lost and back', () 
     replicas = await startReplicas({
       REDIS_URL: `redis://127.0.0.1:${port}`,
       RATE_LIMIT_PER_MINUTE: '1000',
+      RATE_LIMIT_COST_PER_MINUTE: '100000',
     });
   });
   afterAll(async () => {
@@ -233,6 +273,12 @@ describe.runIf(runs && redisServer)('replicas while Redis is lost and back', () 
         json: { name: `Without Redis ${replica === replicas.a ? 'A' : 'B'} ${port}` },
       });
       expect(category.status).toBe(201);
+      // The cost budget fails open too: each replica keeps its own bucket meanwhile.
+      const read = await replica.fetch(graphqlRequest({ query: '{ categories { id } }' }));
+      expect(read.status).toBe(200);
+      expect(((await read.json()) as { extensions: unknown }).extensions).toMatchObject({
+        cost: { throttleStatus: { maximumAvailable: 100000 } },
+      });
       const ready = await replica.fetch(new Request('http://petstore.test/health/ready'));
       expect(ready.status).toBe(200);
       expect(await ready.json()).toEqual({

@@ -5,6 +5,7 @@ import type { GraphQLContext } from '../context.js';
 import { existing } from '../loaders.js';
 import { builder } from './builder.js';
 import { connectionArgs, connectionType, resolveListConnection } from './connection.js';
+import { connectionCost, mutationCost } from './cost-directives.js';
 import { PetStatus } from './pet-status.js';
 
 /** The pet of an inventory item (its status is the item's). */
@@ -40,6 +41,7 @@ builder.queryFields((t) => ({
   inventories: t.field({
     type: InventoryItemConnection,
     args: connectionArgs,
+    directives: connectionCost,
     resolve: (_root, args, ctx) =>
       resolveListConnection(args, {
         list: (page) => listInventory(ctx.domain, page),
@@ -52,7 +54,7 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   updateInventory: t.field({
     type: InventoryItem,
-    directives: { beta: {} },
+    directives: { beta: {}, ...mutationCost },
     description: 'Sets the stock of a pet. Beta: the shape may still change.',
     args: {
       petId: t.arg.id({ required: true }),

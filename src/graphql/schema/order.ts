@@ -8,6 +8,7 @@ import {
 } from '../../domain/orders.js';
 import { builder } from './builder.js';
 import { connectionArgs, connectionType, resolveListConnection } from './connection.js';
+import { connectionCost, mutationCost } from './cost-directives.js';
 
 export const Order = builder.prismaObject('Order', {
   fields: (t) => ({
@@ -48,6 +49,7 @@ builder.queryFields((t) => ({
     // Nullable: an anonymous document asking for pets and orders keeps its pets.
     nullable: true,
     args: { ...connectionArgs, petId: t.arg.id(), complete: t.arg.boolean() },
+    directives: connectionCost,
     resolve: (_root, args, ctx) => {
       const filter = { petId: args.petId, complete: args.complete };
       return resolveListConnection(args, {
@@ -61,16 +63,19 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   placeOrder: t.field({
+    directives: mutationCost,
     type: Order,
     args: { input: t.arg({ type: NewOrder, required: true }) },
     resolve: (_root, args, ctx) => placeOrder(ctx.domain, args.input),
   }),
   updateOrder: t.field({
+    directives: mutationCost,
     type: Order,
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: OrderUpdate, required: true }) },
     resolve: (_root, args, ctx) => updateOrder(ctx.domain, args.id, args.input),
   }),
   cancelOrder: t.id({
+    directives: mutationCost,
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_root, args, ctx) => String(await cancelOrder(ctx.domain, args.id)),
   }),
