@@ -3,6 +3,7 @@ import type { DocumentNode, GraphQLError, GraphQLSchema } from 'graphql';
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import type { Limits } from '../config.js';
 import { isRecord } from '../domain/validation.js';
+import { noteOperationCost } from '../tracing/graphql.js';
 import { operationCost } from './cost.js';
 import { refuseOperation } from './request-errors.js';
 import type { ListSizes, ListSizesContext } from './unpaged-lists.js';
@@ -86,7 +87,9 @@ export function costLimit(rule: CostRule): Plugin<{ params?: GraphQLParams } & L
       ({ result }) => {
         if (result.length > 0) return;
         const { operationName, variables } = context.params ?? {};
-        rule.check(rule.cost(documentAST, operationName, variables, context.listSizes));
+        const cost = rule.cost(documentAST, operationName, variables, context.listSizes);
+        noteOperationCost(context, cost);
+        rule.check(cost);
       },
   };
 }
