@@ -1,7 +1,7 @@
 import type { Context as OtelContext, Span } from '@opentelemetry/api';
 import { type ExecutionResult, type GraphQLError, getOperationAST, Kind } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
-import { activeTracing, markFailed } from './hooks.js';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import { activeTracing, type EventSlot, markFailed, withEventSlot } from './hooks.js';
 
 /** One GraphQL operation's span, by the operation's context object (the same in every phase). */
 interface Operation {
@@ -105,6 +105,12 @@ export function graphqlTracing(): Plugin {
         if (name) span.setAttribute('graphql.operation.name', name);
       };
     },
+    onSubscribe({ subscribeFn, setSubscribeFn }) {
+      setSubscribeFn(async (args) => {
+        const result = await subscribeFn(args);
+        return isAsyncIterable(result) ? inEventSpans(result) : result;
+      });
+    },
     onExecutionResult({ result, context }) {
       const operation = operations.get(context);
       if (!operation) return;
@@ -121,4 +127,37 @@ export function graphqlTracing(): Plugin {
       if (!(context as { request?: unknown }).request) finish(context);
     },
   };
+}
+
+/**
+ * A subscription's stream of results, each asked for with an `EventSlot` in the context: the
+ * event's span (started by the source stream when an event arrives) then also holds the reads of
+ * the event's fields. A span ends when the next event is asked for, or when the stream ends.
+ */
+function inEventSpans<T>(results: AsyncIterable<T>): AsyncIterableIterator<T> {
+  const iterator = results[Symbol.asyncIterator]();
+  const slot: EventSlot = { current: undefined };
+  const endEvent = () => {
+    slot.current?.end();
+    slot.current = undefined;
+  };
+  const wrapped: AsyncIterableIterator<T> = {
+    next() {
+      endEvent();
+      return withEventSlot(slot, () => iterator.next());
+    },
+    async return(value?: unknown) {
+      endEvent();
+      return (await iterator.return?.(value)) ?? { done: true, value: undefined };
+    },
+    async throw(error?: unknown) {
+      endEvent();
+      if (iterator.throw) return iterator.throw(error);
+      throw error;
+    },
+    [Symbol.asyncIterator]() {
+      return wrapped;
+    },
+  };
+  return wrapped;
 }

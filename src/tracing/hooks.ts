@@ -20,10 +20,13 @@ export interface Failure {
 }
 
 let tracing: Tracing | undefined;
+/** The context key of a subscription's `EventSlot` (made with the API, once it is loaded). */
+let eventSlotKey: symbol | undefined;
 
 /** Turns the hooks on: called once, by the SDK loader, after the SDK has started. */
 export function enableTracing(active: Tracing): void {
   tracing = active;
+  eventSlotKey = active.api.createContextKey('petstore subscription event');
 }
 
 /** Whether traces are being made (the app adds its tracing middleware and plugins only then). */
@@ -130,11 +133,78 @@ export function currentTraceparent(): string | undefined {
 }
 
 /**
+ * Where a subscription keeps the span of the event it is delivering. The event's span starts in
+ * the source stream (src/graphql/change-stream.ts), but its fields are resolved afterwards, by the
+ * GraphQL executor, in the context of whoever asked for the next event; that context holds the slot
+ * and a span standing for whatever event the slot holds, so that the reads of those fields land in
+ * the event's trace. The event's span ends when the next event is asked for.
+ */
+export interface EventSlot {
+  current: Otel.Span | undefined;
+}
+
+/** A span standing for the one an `EventSlot` holds (none: an invalid, unsampled span). */
+class SlotSpan implements Otel.Span {
+  constructor(
+    private readonly slot: EventSlot,
+    private readonly invalid: Otel.SpanContext,
+  ) {}
+  spanContext() {
+    return this.slot.current?.spanContext() ?? this.invalid;
+  }
+  setAttribute(key: string, value: Otel.AttributeValue) {
+    this.slot.current?.setAttribute(key, value);
+    return this;
+  }
+  setAttributes(attributes: Otel.Attributes) {
+    this.slot.current?.setAttributes(attributes);
+    return this;
+  }
+  addEvent(name: string, attributes?: Otel.Attributes | Otel.TimeInput, time?: Otel.TimeInput) {
+    this.slot.current?.addEvent(name, attributes, time);
+    return this;
+  }
+  addLink(link: Otel.Link) {
+    this.slot.current?.addLink(link);
+    return this;
+  }
+  addLinks(links: Otel.Link[]) {
+    this.slot.current?.addLinks(links);
+    return this;
+  }
+  setStatus(status: Otel.SpanStatus) {
+    this.slot.current?.setStatus(status);
+    return this;
+  }
+  updateName(name: string) {
+    this.slot.current?.updateName(name);
+    return this;
+  }
+  end() {}
+  isRecording() {
+    return this.slot.current?.isRecording() ?? false;
+  }
+  recordException(exception: Otel.Exception, time?: Otel.TimeInput) {
+    this.slot.current?.recordException(exception, time);
+  }
+}
+
+/** Runs `fn` (asking a subscription for its next event) with `slot` in the context. */
+export function withEventSlot<T>(slot: EventSlot, fn: () => T): T {
+  if (!tracing || !eventSlotKey) return fn();
+  const { api } = tracing;
+  const active = api.context.active().setValue(eventSlotKey, slot);
+  const context = api.trace.setSpan(active, new SlotSpan(slot, api.INVALID_SPAN_CONTEXT));
+  return api.context.with(context, fn);
+}
+
+/**
  * Runs `fn` in a new trace's root span, linked to the span `cause` names (the write that made the
  * event): a subscription event starts its own trace, so that a subscription open for hours is not
- * one endless trace, and the link leads to the write. Without tracing it is `fn()`.
+ * one endless trace, and the link leads to the write. In a subscription's `EventSlot` the span
+ * stays open (the slot's owner ends it); elsewhere it ends with `fn`. Without tracing it is `fn()`.
  */
-export function inLinkedSpan<T>(
+export async function inLinkedSpan<T>(
   name: string,
   cause: string | undefined,
   attributes: Otel.Attributes,
@@ -142,20 +212,25 @@ export function inLinkedSpan<T>(
 ): Promise<T> {
   if (!tracing) return fn();
   const { api, tracer, classify } = tracing;
+  const slot = eventSlotKey
+    ? (api.context.active().getValue(eventSlotKey) as EventSlot | undefined)
+    : undefined;
   const linked = cause === undefined ? undefined : spanContextOf(cause);
-  const options: Otel.SpanOptions = {
-    root: true,
-    attributes,
-    links: linked ? [{ context: linked }] : [],
-  };
-  return tracer.startActiveSpan(name, options, api.ROOT_CONTEXT, async (span) => {
-    try {
-      return await fn();
-    } catch (error) {
-      markFailed(span, classify(error));
-      throw error;
-    } finally {
-      span.end();
-    }
-  });
+  const span = tracer.startSpan(
+    name,
+    { root: true, attributes, links: linked ? [{ context: linked }] : [] },
+    api.ROOT_CONTEXT,
+  );
+  if (slot) {
+    slot.current?.end();
+    slot.current = span;
+  }
+  try {
+    return await api.context.with(api.trace.setSpan(api.ROOT_CONTEXT, span), fn);
+  } catch (error) {
+    markFailed(span, classify(error));
+    throw error;
+  } finally {
+    if (!slot) span.end();
+  }
 }
