@@ -1,8 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { database, databaseAvailable } from '../helpers/app.js';
 import { liveSecret, liveToken, restCall, restPet } from '../helpers/live.js';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../helpers/otlp.js';
+import { projectRoot } from '../helpers/process.js';
 import { type ServerProcess, startServer } from '../helpers/server.js';
 
 /** A caller's span, as its `traceparent` names it: a fresh trace for each test. */
@@ -219,5 +222,28 @@ describe.runIf(databaseAvailable)('without an OTLP endpoint', () => {
     // Nowhere to send to, and nothing sent to the default endpoint either (it is not this one).
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(receiver.requests).toBe(0);
+  });
+});
+
+describe('what tracing loads when it is off', () => {
+  const src = join(projectRoot, 'src');
+  const files = readdirSync(src, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts') && !file.startsWith('generated'))
+    .map((file) => join(src, file));
+
+  it('loads OpenTelemetry only in src/tracing/sdk.ts, which only server.ts imports, dynamically', () => {
+    const runtimeImports = (text: string) =>
+      [...text.matchAll(/^import\s+(?!type\b)[^;]*?from\s+'([^']+)'/gm)].map((match) => match[1]);
+    const loading = files.filter((file) =>
+      runtimeImports(readFileSync(file, 'utf8')).some((name) =>
+        /^@opentelemetry\/|^@prisma\/instrumentation$/.test(name ?? ''),
+      ),
+    );
+    expect(loading.map((file) => relative(src, file))).toEqual([]);
+    const importers = files.filter((file) => readFileSync(file, 'utf8').includes('tracing/sdk.js'));
+    expect(importers.map((file) => relative(src, file))).toEqual(['server.ts']);
+    expect(readFileSync(join(src, 'server.ts'), 'utf8')).toMatch(
+      /await import\('\.\/tracing\/sdk\.js'\)/,
+    );
   });
 });
