@@ -45,6 +45,8 @@ import { connectRedis, type RedisConnection } from './redis.js';
 import { createRestApi, REST_BASE_PATH } from './rest/api.js';
 import { deprecatedRoutes } from './rest/deprecation.js';
 import { allRoutes } from './rest/routes/index.js';
+import { tracingEnabled } from './tracing/hooks.js';
+import { traceHttp } from './tracing/http.js';
 
 export interface App {
   /** The one fetch handler: /graphql, /api and health. `env` carries the Node request, if any. */
@@ -152,6 +154,8 @@ interface RoutesOptions {
 function routes(options: RoutesOptions): Hono<AppEnv> {
   const { config, logger, metrics, database, state, graphql, verify, developmentToken } = options;
   const app = new Hono<AppEnv>();
+  // The route and `traceresponse` on the server span the HTTP instrumentation made (tracing on).
+  if (tracingEnabled()) app.use(traceHttp());
   // First, so that they see every request, including those of routes mounted later.
   app.use(accessLog(logger), httpMetrics(metrics));
   // Probes, metrics and static pages answer before the token check and the rate limit.

@@ -41,6 +41,11 @@ export interface Config {
   readonly responseCacheTtlMs: number;
   /** A persisted-operations manifest (hash → document): when set, only its operations run. */
   readonly persistedOperationsOnly: string | undefined;
+  /**
+   * Whether traces are exported (an OTLP endpoint is set, OTEL_EXPORTER_OTLP_ENDPOINT or its
+   * traces-only form); the OpenTelemetry SDK reads the other OTEL_* variables itself.
+   */
+  readonly tracing: boolean;
 }
 
 /** Request and document limits: defaults that operators may tighten or loosen. */
@@ -191,6 +196,12 @@ const envSchema = z.object({
       message: 'must be the path of a persisted-operations manifest (JSON) that exists',
     })
     .optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ message: 'must be an http(s) URL' }).optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url({ message: 'must be an http(s) URL' }).optional(),
+  // OTLP over HTTP only: a collector's gRPC port (4317) has an HTTP twin (4318).
+  OTEL_EXPORTER_OTLP_PROTOCOL: z.enum(['http/protobuf', 'http/json']).optional(),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z.enum(['http/protobuf', 'http/json']).optional(),
+  OTEL_SDK_DISABLED: booleanString.optional(),
 });
 
 function parseDatabaseUrl(url: string, poolSize: number): DatabaseConfig {
@@ -250,6 +261,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     responseCacheTtlMs: vars.RESPONSE_CACHE_TTL_MS,
     persistedOperationsOnly:
       vars.PERSISTED_OPERATIONS_ONLY && resolve(vars.PERSISTED_OPERATIONS_ONLY),
+    tracing:
+      (vars.OTEL_EXPORTER_OTLP_ENDPOINT ?? vars.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) !== undefined &&
+      vars.OTEL_SDK_DISABLED !== true,
   });
 }
 

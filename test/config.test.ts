@@ -96,6 +96,20 @@ describe('configuration', () => {
     );
   });
 
+  it('traces when an OTLP endpoint is set, over HTTP only', () => {
+    expect(loadConfig({}).tracing).toBe(false);
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' }).tracing).toBe(true);
+    const tracesOnly = { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:4318/v1/traces' };
+    expect(loadConfig(tracesOnly).tracing).toBe(true);
+    expect(loadConfig({ ...tracesOnly, OTEL_SDK_DISABLED: 'true' }).tracing).toBe(false);
+    expect(() =>
+      loadConfig({
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://x:4317',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+      }),
+    ).toThrow(/OTEL_EXPORTER_OTLP_PROTOCOL/);
+  });
+
   it('.env.example lists every variable with its default', () => {
     const example = parseEnv(readFileSync(new URL('../.env.example', import.meta.url), 'utf8'));
     expect(Object.keys(example).sort()).toEqual(
@@ -128,6 +142,14 @@ describe('configuration', () => {
         'PERSISTED_OPERATIONS_ONLY',
         'LOG_LEVEL',
         'SHUTDOWN_TIMEOUT_MS',
+        'OTEL_EXPORTER_OTLP_ENDPOINT',
+        'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+        'OTEL_EXPORTER_OTLP_PROTOCOL',
+        'OTEL_EXPORTER_OTLP_HEADERS',
+        'OTEL_SERVICE_NAME',
+        'OTEL_RESOURCE_ATTRIBUTES',
+        'OTEL_TRACES_SAMPLER',
+        'OTEL_TRACES_SAMPLER_ARG',
       ].sort(),
     );
     expect(loadConfig(example)).toEqual(loadConfig({}));

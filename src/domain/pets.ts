@@ -1,6 +1,7 @@
 import * as batchReads from '../db/batch-reads.js';
 import { isPrismaError } from '../db/errors.js';
 import type { Prisma } from '../generated/sqlite/client.js';
+import { domainOperation } from '../tracing/hooks.js';
 import { requireScope } from './authorization.js';
 import type { Change } from './changes.js';
 import type { DomainContext } from './context.js';
@@ -41,9 +42,12 @@ export function petsWhere(filter: PetFilter): Prisma.PetWhereInput {
   };
 }
 
-export function listPets(ctx: DomainContext, filter: PetFilter, page: Page) {
-  return ctx.db.pet.findMany(pageArgs(page, petsWhere(filter), 'id'));
-}
+export const listPets = domainOperation(
+  'listPets',
+  function listPets(ctx: DomainContext, filter: PetFilter, page: Page) {
+    return ctx.db.pet.findMany(pageArgs(page, petsWhere(filter), 'id'));
+  },
+);
 
 /** One page of pets (of `status`, when given) for each category, in one statement. */
 export function petPagesByCategory(
@@ -64,9 +68,12 @@ export function petCountsByCategory(
   return batchReads.petCountsByCategory(ctx.db, categoryIds, optionalStatus(status));
 }
 
-export function countPets(ctx: DomainContext, filter: PetFilter) {
-  return ctx.db.pet.count({ where: petsWhere(filter) });
-}
+export const countPets = domainOperation(
+  'countPets',
+  function countPets(ctx: DomainContext, filter: PetFilter) {
+    return ctx.db.pet.count({ where: petsWhere(filter) });
+  },
+);
 
 async function checkedInput(ctx: DomainContext, input: PetInput) {
   const name = requiredText(input.name, 'name', 100);
@@ -85,67 +92,76 @@ async function checkedInput(ctx: DomainContext, input: PetInput) {
 }
 
 /** Creates a pet with its inventory item (quantity 0); status defaults to available. */
-export async function createPet(ctx: DomainContext, input: PetInput) {
-  requireScope(ctx.viewer, 'pets:write');
-  const data = await checkedInput(ctx, input);
-  let pet: Awaited<ReturnType<typeof ctx.db.pet.create>>;
-  try {
-    pet = await ctx.db.pet.create({
-      data: { ...data, inventory: { create: { quantity: 0 } } },
-    });
-  } catch (error) {
-    throw unknownCategory(error, data.categoryId);
-  }
-  await ctx.changes.publish([
-    { entity: 'pet', kind: 'created', id: pet.id },
-    { entity: 'inventory', kind: 'created', petId: pet.id },
-  ]);
-  return pet;
-}
+export const createPet = domainOperation(
+  'createPet',
+  async function createPet(ctx: DomainContext, input: PetInput) {
+    requireScope(ctx.viewer, 'pets:write');
+    const data = await checkedInput(ctx, input);
+    let pet: Awaited<ReturnType<typeof ctx.db.pet.create>>;
+    try {
+      pet = await ctx.db.pet.create({
+        data: { ...data, inventory: { create: { quantity: 0 } } },
+      });
+    } catch (error) {
+      throw unknownCategory(error, data.categoryId);
+    }
+    await ctx.changes.publish([
+      { entity: 'pet', kind: 'created', id: pet.id },
+      { entity: 'inventory', kind: 'created', petId: pet.id },
+    ]);
+    return pet;
+  },
+);
 
 /** Replaces a pet's name, category and status; an omitted status keeps the current one. */
-export async function updatePet(ctx: DomainContext, rawId: unknown, input: PetInput) {
-  requireScope(ctx.viewer, 'pets:write');
-  const id = parseId(rawId, 'id');
-  const before = await requirePet(ctx, id);
-  const data = await checkedInput(ctx, input);
-  let pet: Awaited<ReturnType<typeof ctx.db.pet.update>>;
-  try {
-    pet = await ctx.db.pet.update({ where: { id }, data });
-  } catch (error) {
-    if (isPrismaError(error, 'P2025')) notFound('pet', id);
-    throw unknownCategory(error, data.categoryId);
-  }
-  const changes: Change[] = [{ entity: 'pet', kind: 'updated', id }];
-  // The inventory item shows the pet's status.
-  if (pet.status !== before.status)
-    changes.push({ entity: 'inventory', kind: 'updated', petId: id });
-  await ctx.changes.publish(changes);
-  return pet;
-}
+export const updatePet = domainOperation(
+  'updatePet',
+  async function updatePet(ctx: DomainContext, rawId: unknown, input: PetInput) {
+    requireScope(ctx.viewer, 'pets:write');
+    const id = parseId(rawId, 'id');
+    const before = await requirePet(ctx, id);
+    const data = await checkedInput(ctx, input);
+    let pet: Awaited<ReturnType<typeof ctx.db.pet.update>>;
+    try {
+      pet = await ctx.db.pet.update({ where: { id }, data });
+    } catch (error) {
+      if (isPrismaError(error, 'P2025')) notFound('pet', id);
+      throw unknownCategory(error, data.categoryId);
+    }
+    const changes: Change[] = [{ entity: 'pet', kind: 'updated', id }];
+    // The inventory item shows the pet's status.
+    if (pet.status !== before.status)
+      changes.push({ entity: 'inventory', kind: 'updated', petId: id });
+    await ctx.changes.publish(changes);
+    return pet;
+  },
+);
 
-export async function deletePet(ctx: DomainContext, rawId: unknown): Promise<bigint> {
-  requireScope(ctx.viewer, 'pets:write');
-  const id = parseId(rawId, 'id');
-  const hasOrders = () =>
-    new DomainError('PET_HAS_ORDERS', `Pet ${id} has orders and cannot be deleted`);
-  await requirePet(ctx, id);
-  if (await ctx.db.order.findFirst({ where: { petId: id }, select: { id: true } }))
-    throw hasOrders();
-  try {
-    await ctx.db.pet.delete({ where: { id } });
-  } catch (error) {
-    if (isPrismaError(error, 'P2025')) notFound('pet', id);
-    // An order placed between the check and the delete.
-    if (isPrismaError(error, 'P2003')) throw hasOrders();
-    throw error;
-  }
-  await ctx.changes.publish([
-    { entity: 'pet', kind: 'deleted', id },
-    { entity: 'inventory', kind: 'deleted', petId: id },
-  ]);
-  return id;
-}
+export const deletePet = domainOperation(
+  'deletePet',
+  async function deletePet(ctx: DomainContext, rawId: unknown): Promise<bigint> {
+    requireScope(ctx.viewer, 'pets:write');
+    const id = parseId(rawId, 'id');
+    const hasOrders = () =>
+      new DomainError('PET_HAS_ORDERS', `Pet ${id} has orders and cannot be deleted`);
+    await requirePet(ctx, id);
+    if (await ctx.db.order.findFirst({ where: { petId: id }, select: { id: true } }))
+      throw hasOrders();
+    try {
+      await ctx.db.pet.delete({ where: { id } });
+    } catch (error) {
+      if (isPrismaError(error, 'P2025')) notFound('pet', id);
+      // An order placed between the check and the delete.
+      if (isPrismaError(error, 'P2003')) throw hasOrders();
+      throw error;
+    }
+    await ctx.changes.publish([
+      { entity: 'pet', kind: 'deleted', id },
+      { entity: 'inventory', kind: 'deleted', petId: id },
+    ]);
+    return id;
+  },
+);
 
 async function requirePet(ctx: DomainContext, id: bigint) {
   return (await ctx.db.pet.findUnique({ where: { id } })) ?? notFound('pet', id);

@@ -3,6 +3,7 @@ import type { DocumentNode, GraphQLError, GraphQLSchema } from 'graphql';
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import type { Limits } from '../config.js';
 import { isRecord } from '../domain/validation.js';
+import { noteOperationCost } from '../tracing/graphql.js';
 import { costModel, operationCost } from './cost.js';
 import { refuseOperation } from './request-errors.js';
 import type { ListSizes, ListSizesContext } from './unpaged-lists.js';
@@ -101,6 +102,7 @@ export function costLimit(
         const { operationName, variables } = context.params ?? {};
         const requested = rule.cost(documentAST, operationName, variables, context.listSizes);
         (context as CostContext).cost = { requested };
+        noteOperationCost(context, requested);
         rule.check(requested);
       },
   };

@@ -14,6 +14,8 @@ import type { AccessLogFields, CostAccount } from '../http/env.js';
 import { renderGraphiQLPage } from '../http/graphiql.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../observability/metrics.js';
+import { graphqlTracing } from '../tracing/graphql.js';
+import { tracingEnabled } from '../tracing/hooks.js';
 import { compiledQueries } from './compiled-queries.js';
 import { createContext, type GraphQLContext } from './context.js';
 import { demandControl } from './demand-control.js';
@@ -242,6 +244,8 @@ function createYogaServer(
     // The batch limit is the contract's (QUERY_TOO_COMPLEX, in `batchRules`), not Yoga's.
     batching: { limit: Number.POSITIVE_INFINITY },
     plugins: [
+      // Outermost: the operation's span covers every phase and every other plugin's work.
+      ...(tracingEnabled() ? [graphqlTracing()] : []),
       // First: the other checks and the limits see the document a persisted operation stands for.
       persisted.plugin,
       requestShape,

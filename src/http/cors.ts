@@ -4,6 +4,7 @@ import { cors } from 'hono/cors';
 /** Response headers a browser script may read, besides the CORS-safelisted ones. */
 const exposedHeaders = [
   'X-Request-Id',
+  'traceresponse',
   'X-Total-Count',
   'Location',
   'ETag',

@@ -5,6 +5,7 @@ import { classifyError, type ErrorBody } from '../domain/errors.js';
 import type { AppEnv } from '../http/env.js';
 import type { Logger } from '../logger.js';
 import { logFailure } from '../observability/log-throttle.js';
+import { recordFailure } from '../tracing/hooks.js';
 import { sendJson } from './respond.js';
 
 /**
@@ -15,6 +16,7 @@ import { sendJson } from './respond.js';
 export function restErrorHandler(logger: Logger): ErrorHandler<AppEnv> {
   return (error, c) => {
     const { body, log } = classifyError(error);
+    recordFailure(body);
     logFailure(logger, log, {
       err: error,
       requestId: c.get('requestId'),
