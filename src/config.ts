@@ -39,6 +39,8 @@ export interface Config {
   readonly responseCacheTtlMs: number;
   /** A persisted-operations manifest (hash → document): when set, only its operations run. */
   readonly persistedOperationsOnly: string | undefined;
+  /** How long an Idempotency-Key and the response it recorded are kept, in hours. */
+  readonly idempotencyKeyTtlHours: number;
 }
 
 /** Request and document limits: defaults that operators may tighten or loosen. */
@@ -184,6 +186,9 @@ const envSchema = z.object({
       message: 'must be the path of a persisted-operations manifest (JSON) that exists',
     })
     .optional(),
+  IDEMPOTENCY_KEY_TTL_HOURS: positiveInt(24).refine((hours) => hours <= 24 * 365, {
+    message: 'must be at most 8760 (a year)',
+  }),
 });
 
 function parseDatabaseUrl(url: string, poolSize: number): DatabaseConfig {
@@ -242,6 +247,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     responseCacheTtlMs: vars.RESPONSE_CACHE_TTL_MS,
     persistedOperationsOnly:
       vars.PERSISTED_OPERATIONS_ONLY && resolve(vars.PERSISTED_OPERATIONS_ONLY),
+    idempotencyKeyTtlHours: vars.IDEMPOTENCY_KEY_TTL_HOURS,
   });
 }
 

@@ -12,6 +12,7 @@ describe('configuration', () => {
       seed: true,
       rateLimitPerMinute: 1200,
       logLevel: 'info',
+      idempotencyKeyTtlHours: 24,
       database: { provider: 'sqlite', url: 'file:./data/petstore.db' },
     });
     expect(config.petByIdSunset.toISOString()).toBe('2027-06-30T00:00:00.000Z');
@@ -34,6 +35,13 @@ describe('configuration', () => {
     expect(loadConfig({ REDIS_URL: 'redis://cache:6379' }).redisUrl).toBe('redis://cache:6379');
     expect(loadConfig({}).redisUrl).toBeUndefined();
     expect(() => loadConfig({ REDIS_URL: 'http://cache' })).toThrow(/REDIS_URL: must be a redis/);
+  });
+
+  it('reads IDEMPOTENCY_KEY_TTL_HOURS: whole hours, at least 1', () => {
+    expect(loadConfig({ IDEMPOTENCY_KEY_TTL_HOURS: '48' }).idempotencyKeyTtlHours).toBe(48);
+    expect(() => loadConfig({ IDEMPOTENCY_KEY_TTL_HOURS: '0' })).toThrow(
+      /IDEMPOTENCY_KEY_TTL_HOURS: must be 1 or more/,
+    );
   });
 
   it('names every bad variable in one clear error', () => {
@@ -114,6 +122,7 @@ describe('configuration', () => {
         'SUBSCRIPTIONS_PER_CLIENT',
         'RESPONSE_CACHE_TTL_MS',
         'PERSISTED_OPERATIONS_ONLY',
+        'IDEMPOTENCY_KEY_TTL_HOURS',
         'LOG_LEVEL',
         'SHUTDOWN_TIMEOUT_MS',
       ].sort(),

@@ -75,18 +75,19 @@ export async function petPagesByCategory(
   const rows = await db.$queryRaw<RawRow<Pet>[]>(
     pagesByParent(
       'Pet',
-      ['id', 'name', 'categoryId', 'status'],
+      ['id', 'name', 'categoryId', 'status', 'version'],
       'categoryId',
       categoryIds,
       page,
       status,
     ),
   );
-  return rows.map(({ id, name, categoryId, status }) => ({
+  return rows.map(({ id, name, categoryId, status, version }) => ({
     id: BigInt(id),
     name,
     categoryId: BigInt(categoryId),
     status,
+    version: Number(version),
   }));
 }
 
@@ -98,18 +99,19 @@ export async function orderPagesByPet(
   const rows = await db.$queryRaw<RawRow<Order>[]>(
     pagesByParent(
       'Order',
-      ['id', 'petId', 'quantity', 'shipDate', 'complete'],
+      ['id', 'petId', 'quantity', 'shipDate', 'complete', 'version'],
       'petId',
       petIds,
       page,
     ),
   );
-  return rows.map(({ id, petId, quantity, shipDate, complete }) => ({
+  return rows.map(({ id, petId, quantity, shipDate, complete, version }) => ({
     id: BigInt(id),
     petId: BigInt(petId),
     quantity,
     shipDate,
     complete: Boolean(complete),
+    version: Number(version),
   }));
 }
 
