@@ -2,8 +2,11 @@ import type { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { PetStatus } from '../domain/pets.js';
+import { versionOf } from '../domain/versions.js';
 import { stringifyJson } from './json.js';
 import type { Category, InventoryItem, Order, Pet } from './schemas.js';
+
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /** A JSON response; bigints are written as exact JSON numbers. */
 export function sendJson(
@@ -12,10 +15,21 @@ export function sendJson(
   body: unknown,
   headers: Record<string, string> = {},
 ): Response {
-  return c.body(stringifyJson(body), status, {
-    'content-type': 'application/json; charset=utf-8',
-    ...headers,
-  });
+  return c.body(stringifyJson(body), status, { 'content-type': JSON_CONTENT_TYPE, ...headers });
+}
+
+/**
+ * The strong ETag naming a resource's version: the version (GraphQL's `version`) in quotes. Every
+ * write bumps it, so the same tag is always the same representation.
+ */
+export const versionTag = (version: string): string => `"${version}"`;
+
+/** The ETag header of a response holding one resource at its version. */
+export const etagOf = (row: { version: number }) => ({ etag: versionTag(versionOf(row)) });
+
+/** 200 with one resource and its version as the ETag. */
+export function sendResource(c: Context, body: unknown, row: { version: number }): Response {
+  return sendJson(c, 200, body, etagOf(row));
 }
 
 /** A page of a list, with the number of matching items in X-Total-Count. */
@@ -23,9 +37,16 @@ export function sendPage(c: Context, items: unknown[], total: number): Response 
   return sendJson(c, 200, items, { 'x-total-count': String(total) });
 }
 
-/** 201 with the new resource and its path in Location (the collection path plus the id). */
-export function sendCreated(c: Context, body: unknown, id: bigint): Response {
-  return sendJson(c, 201, body, { location: `${c.req.path}/${id}` });
+/**
+ * 201 with the new resource, its path in Location (the collection path plus the id) and its
+ * version as the ETag.
+ */
+export function sendCreated(
+  c: Context,
+  body: unknown,
+  row: { id: bigint; version: number },
+): Response {
+  return sendJson(c, 201, body, { location: `${c.req.path}/${row.id}`, ...etagOf(row) });
 }
 
 export function sendNoContent(c: Context): Response {

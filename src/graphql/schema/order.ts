@@ -8,6 +8,12 @@ import {
 } from '../../domain/orders.js';
 import { builder } from './builder.js';
 import { connectionArgs, connectionType, resolveListConnection } from './connection.js';
+import {
+  ifVersionDescription,
+  ifVersionOf,
+  resolveVersion,
+  versionDescription,
+} from './version.js';
 
 export const Order = builder.prismaObject('Order', {
   fields: (t) => ({
@@ -16,6 +22,7 @@ export const Order = builder.prismaObject('Order', {
     quantity: t.exposeInt('quantity'),
     shipDate: t.expose('shipDate', { type: 'DateTime', nullable: true }),
     complete: t.exposeBoolean('complete'),
+    version: t.string({ description: versionDescription('order'), resolve: resolveVersion }),
   }),
 });
 
@@ -67,11 +74,20 @@ builder.mutationFields((t) => ({
   }),
   updateOrder: t.field({
     type: Order,
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: OrderUpdate, required: true }) },
-    resolve: (_root, args, ctx) => updateOrder(ctx.domain, args.id, args.input),
+    args: {
+      id: t.arg.id({ required: true }),
+      input: t.arg({ type: OrderUpdate, required: true }),
+      ifVersion: t.arg.string({ description: ifVersionDescription('order') }),
+    },
+    resolve: (_root, args, ctx) =>
+      updateOrder(ctx.domain, args.id, args.input, ifVersionOf(args.ifVersion)),
   }),
   cancelOrder: t.id({
-    args: { id: t.arg.id({ required: true }) },
-    resolve: async (_root, args, ctx) => String(await cancelOrder(ctx.domain, args.id)),
+    args: {
+      id: t.arg.id({ required: true }),
+      ifVersion: t.arg.string({ description: ifVersionDescription('order') }),
+    },
+    resolve: async (_root, args, ctx) =>
+      String(await cancelOrder(ctx.domain, args.id, ifVersionOf(args.ifVersion))),
   }),
 }));
