@@ -4,6 +4,7 @@ import {
   GraphQLError,
   Kind,
   type SelectionSetNode,
+  Source,
 } from 'graphql';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import { createSharedReads } from '../db/shared-reads.js';
@@ -72,30 +73,48 @@ function recordOf(result: ExecutionResult, mask: Masker): RecordedResponse {
   return {
     status: statusOf(result),
     headers: {},
-    body: JSON.stringify({ data: result.data ?? null, ...(errors ? { errors } : {}) }),
+    body: JSON.stringify(errors ? { errors, data: result.data ?? null } : { data: result.data }),
   };
 }
 
-/** A recorded result, as execution would have given it. */
-function resultOf(recorded: RecordedResponse): ExecutionResult {
+/** The offset in `text` of a line and column (both from 1), as GraphQL's locations count them. */
+function offsetOf(text: string, { line, column }: { line: number; column: number }): number {
+  let offset = 0;
+  for (let current = 1; current < line; current++) {
+    const next = text.indexOf('\n', offset);
+    if (next < 0) break;
+    offset = next + 1;
+  }
+  return offset + column - 1;
+}
+
+/**
+ * A recorded result, as execution would have given it: errors again GraphQL errors, located in
+ * `document` (the same text as the first time: the request is the same).
+ */
+function resultOf(recorded: RecordedResponse, document: string): ExecutionResult {
   const body = JSON.parse(recorded.body) as {
     data: Record<string, unknown> | null;
     errors?: {
       message: string;
       path?: (string | number)[];
-      locations?: unknown;
+      locations?: { line: number; column: number }[];
       extensions?: Record<string, unknown>;
     }[];
   };
-  const errors = body.errors?.map((error) => {
-    const revived = new GraphQLError(error.message, {
-      path: error.path,
-      extensions: error.extensions,
-    });
-    if (error.locations) Object.assign(revived, { locations: error.locations });
-    return revived;
-  });
-  return { data: body.data, ...(errors ? { errors } : {}) };
+  const source = new Source(document);
+  const errors = body.errors?.map(
+    (error) =>
+      new GraphQLError(error.message, {
+        path: error.path,
+        extensions: error.extensions,
+        ...(error.locations
+          ? { source, positions: error.locations.map((at) => offsetOf(document, at)) }
+          : {}),
+      }),
+  );
+  // In the order graphql-js writes a result.
+  return errors ? { errors, data: body.data } : { data: body.data };
 }
 
 /** The mutation field itself failed: nothing of it was written, nothing of it must be kept. */
@@ -190,7 +209,7 @@ export function idempotentMutations(keys: Idempotency, mask: Masker): Plugin<Con
       }
       if (begun.kind === 'replay') {
         if (context.request) replayed.add(context.request);
-        setResultAndStopExecution(resultOf(begun.response));
+        setResultAndStopExecution(resultOf(begun.response, String(params.query ?? '')));
         return;
       }
       const { request } = begun;
