@@ -1,3 +1,4 @@
+import { Prisma } from '../generated/sqlite/client.js';
 import type { Db } from './client.js';
 import type { Queries } from './transaction.js';
 
@@ -26,43 +27,54 @@ export interface Claim {
   expiresAt: number;
 }
 
+interface KeyRow {
+  owner: string | null;
+  fingerprint: string;
+  leaseUntil: bigint | number | null;
+  status: bigint | number | null;
+  headers: string | null;
+  body: string | null;
+}
+
 /**
- * Claims a key for a request: a new key, a key whose time is up, or one whose request stopped
- * answering (its lease ran out) becomes this request's. Answers undefined when it did, else what
- * holds the key (read right after). The claim must commit before the request's own transaction
- * begins (so that a retry sees it running): run it on its own, or in a transaction of its own.
+ * Claims a key for a request, in one statement that commits on its own: a new key, a key whose
+ * time is up, or one whose request stopped answering (its lease ran out) becomes this request's.
+ * Answers undefined when it did, else what holds the key. One statement, the same on SQLite and
+ * PostgreSQL: an upsert that rewrites a stale row as this claim and leaves any other as it is,
+ * returning the row either way (PostgreSQL waits there for a transaction recording the key).
  */
-export async function claimKey(
-  db: Queries,
-  claim: Claim,
-  now: number,
-): Promise<KeyHolder | undefined> {
+export async function claimKey(db: Db, claim: Claim, now: number): Promise<KeyHolder | undefined> {
   const { id, fingerprint, owner } = claim;
   const leaseUntil = BigInt(claim.leaseUntil);
   const expiresAt = BigInt(claim.expiresAt);
   const at = BigInt(now);
-  // The same statement on SQLite and PostgreSQL: an upsert that takes over only a stale row.
-  const claimed = await db.$queryRaw<{ owner: string }[]>`
+  const stale = Prisma.sql`("IdempotencyKey"."expiresAt" <= ${at}
+    OR ("IdempotencyKey"."status" IS NULL AND "IdempotencyKey"."leaseUntil" <= ${at}))`;
+  const claimed = (column: string) =>
+    Prisma.sql`${Prisma.raw(`"${column}"`)} = CASE WHEN ${stale} THEN excluded.${Prisma.raw(`"${column}"`)} ELSE "IdempotencyKey".${Prisma.raw(`"${column}"`)} END`;
+  const cleared = (column: string) =>
+    Prisma.sql`${Prisma.raw(`"${column}"`)} = CASE WHEN ${stale} THEN NULL ELSE "IdempotencyKey".${Prisma.raw(`"${column}"`)} END`;
+  const [row] = await db.$queryRaw<KeyRow[]>`
     INSERT INTO "IdempotencyKey" ("id", "fingerprint", "owner", "leaseUntil", "expiresAt")
     VALUES (${id}, ${fingerprint}, ${owner}, ${leaseUntil}, ${expiresAt})
     ON CONFLICT ("id") DO UPDATE SET
-      "fingerprint" = excluded."fingerprint", "owner" = excluded."owner",
-      "leaseUntil" = excluded."leaseUntil", "expiresAt" = excluded."expiresAt",
-      "status" = NULL, "headers" = NULL, "body" = NULL
-    WHERE "IdempotencyKey"."expiresAt" <= ${at}
-       OR ("IdempotencyKey"."status" IS NULL AND "IdempotencyKey"."leaseUntil" <= ${at})
-    RETURNING "owner"`;
-  if (claimed.length > 0) return undefined;
-  const row = await db.idempotencyKey.findUnique({ where: { id } });
-  // Gone in between (forgotten as expired): the caller claims again.
-  if (!row) return { state: 'running', fingerprint, leaseUntil: now };
+      ${Prisma.join(
+        [
+          ...['fingerprint', 'owner', 'leaseUntil', 'expiresAt'].map(claimed),
+          ...['status', 'headers', 'body'].map(cleared),
+        ],
+        ', ',
+      )}
+    RETURNING "owner", "fingerprint", "leaseUntil", "status", "headers", "body"`;
+  if (!row) throw new Error('the idempotency key claim returned no row');
+  if (row.owner === owner) return undefined;
   if (row.status === null)
     return { state: 'running', fingerprint: row.fingerprint, leaseUntil: Number(row.leaseUntil) };
   return {
     state: 'answered',
     fingerprint: row.fingerprint,
     response: {
-      status: row.status,
+      status: Number(row.status),
       headers: JSON.parse(row.headers ?? '{}') as Record<string, string>,
       body: row.body ?? '',
     },

@@ -9,6 +9,7 @@ const exposedHeaders = [
   'ETag',
   'WWW-Authenticate',
   'Retry-After',
+  'Idempotent-Replayed',
   'RateLimit-Limit',
   'RateLimit-Remaining',
   'RateLimit-Reset',

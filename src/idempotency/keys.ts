@@ -182,25 +182,15 @@ export function createIdempotency(options: IdempotencyOptions): Idempotency {
   const begin = async (caller: string, key: string, print: string): Promise<Begun> => {
     const id = fingerprint(caller, key);
     const owner = randomBytes(12).toString('base64url');
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const now = Date.now();
-      const claim = {
-        ...{ id, fingerprint: print, owner },
-        ...{ leaseUntil: now + options.leaseMs, expiresAt: now + ttlMs },
-      };
-      // SQLite: the claim and the read of what holds the key in one turn of its one connection,
-      // never with another request's transaction between them.
-      const holder =
-        database.dialect === 'sqlite'
-          ? await db.$transaction((tx) => claimKey(tx, claim, now))
-          : await claimKey(db, claim, now);
-      if (!holder) return { kind: 'run', request: keyedRequest(id, owner) };
-      if (holder.fingerprint !== print) throw reused();
-      if (holder.state === 'answered') return { kind: 'replay', response: holder.response };
-      // Forgotten between the claim and the read: claim again.
-      if (holder.leaseUntil <= now) continue;
-      throw new KeyInFlight(1);
-    }
+    const now = Date.now();
+    const claim = {
+      ...{ id, fingerprint: print, owner },
+      ...{ leaseUntil: now + options.leaseMs, expiresAt: now + ttlMs },
+    };
+    const holder = await claimKey(db, claim, now);
+    if (!holder) return { kind: 'run', request: keyedRequest(id, owner) };
+    if (holder.fingerprint !== print) throw reused();
+    if (holder.state === 'answered') return { kind: 'replay', response: holder.response };
     throw new KeyInFlight(1);
   };
 

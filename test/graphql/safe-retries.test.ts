@@ -132,6 +132,46 @@ describeDb('versions, ifVersion and Idempotency-Key over GraphQL', () => {
     expect(errorCodes(other)).toEqual(['IDEMPOTENCY_KEY_REUSED']);
   });
 
+  it('answers 409 IDEMPOTENCY_KEY_IN_FLIGHT with Retry-After while the first mutation runs', async () => {
+    const pet = await makePet(app(), { quantity: 5 });
+    const key = randomUUID();
+    const send = () =>
+      graphql(
+        app(),
+        PlaceOrder,
+        { input: { petId: String(pet.id), quantity: 1 } },
+        { 'idempotency-key': key },
+      );
+    // Another transaction holds the pet (see test/rest/idempotency.test.ts).
+    let open = () => {};
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const holding = app().database.prisma.$transaction(async (tx) => {
+      await tx.$queryRawUnsafe(
+        app().database.dialect === 'postgresql'
+          ? `SELECT "id" FROM "Pet" WHERE "id" = ${pet.id} FOR UPDATE`
+          : 'SELECT 1',
+      );
+      await gate;
+    });
+    const first = send();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const second = send();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    open();
+    await holding;
+    const retried = await second;
+    expect(retried.status).toBe(409);
+    expect(errorCodes(retried)).toEqual(['IDEMPOTENCY_KEY_IN_FLIGHT']);
+    expect(retried.headers.get('retry-after')).toBe('1');
+    const done = await first;
+    expect(done.errors).toBeUndefined();
+    const later = await send();
+    expect(later.data).toEqual(done.data);
+    expect(await app().database.prisma.order.count({ where: { petId: pet.id } })).toBe(1);
+  });
+
   it('records a mutation that failed on a rule, and replays it', async () => {
     const pet = await makePet(app(), { quantity: 1 });
     const key = randomUUID();
