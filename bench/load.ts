@@ -24,6 +24,18 @@ export interface LoadResult {
   latency: { p50: number; p90: number; p99: number; max: number };
 }
 
+/**
+ * An `Idempotency-Key` in a request is a prefix: each request sent gets a key of its own, never
+ * sent before by this process (the same key again would measure a replay).
+ */
+const keyPrefix = `${process.pid}-${Date.now().toString(36)}`;
+let keysSent = 0;
+function withUniqueKey(headers: Record<string, string>): Record<string, string> {
+  const key = headers['idempotency-key'];
+  if (key === undefined) return headers;
+  return { ...headers, 'idempotency-key': `${key}-${keyPrefix}-${keysSent++}` };
+}
+
 async function runLoad(job: LoadJob): Promise<LoadResult> {
   let next = 0;
   const latencies: number[] = [];
@@ -43,7 +55,7 @@ async function runLoad(job: LoadJob): Promise<LoadResult> {
                 ...request,
                 method: spec.method,
                 path: spec.path,
-                headers: spec.headers ?? {},
+                headers: withUniqueKey(spec.headers ?? {}),
                 body: spec.body,
               } as typeof request;
             },

@@ -168,6 +168,24 @@ export const scenarios: Scenario[] = [
   },
 ];
 
+/**
+ * `placeOrder` with an `Idempotency-Key`, against the same without: the load generator makes each
+ * request's key unique (bench/load.ts), since the same key again would measure a replay.
+ */
+const placeOrderScenario = scenarios.find(
+  (scenario) => scenario.name === 'place-order',
+) as Scenario;
+scenarios.push({
+  ...placeOrderScenario,
+  name: 'place-order-keyed',
+  title: 'GraphQL placeOrder with an Idempotency-Key (writes; no baseline)',
+  requests: (fixture, token) =>
+    placeOrderScenario.requests(fixture, token).map((order, index) => ({
+      ...order,
+      headers: { ...order.headers, 'idempotency-key': `bench-${index}` },
+    })),
+});
+
 /** The same reads, answered by a product with the response cache on (repeats hit the cache). */
 const cachedScenario = (name: string, title: string): Scenario => {
   const uncached = scenarios.find((scenario) => scenario.name === name) as Scenario;

@@ -1,5 +1,5 @@
-import type { IncomingMessage, Server } from 'node:http';
-import { type Context, Hono } from 'hono';
+import type { Server } from 'node:http';
+import { Hono } from 'hono';
 import {
   type DevelopmentToken,
   mintDevelopmentToken,
@@ -25,6 +25,7 @@ import { serveWebSockets, type WebSocketTransport } from './graphql/websocket.js
 import { createGraphQLEdge, type GraphQLEdge } from './graphql/yoga.js';
 import { authenticate, refuseInvalidToken } from './http/authenticate.js';
 import { bodyTooLargeMessage, limitBody } from './http/body-limit.js';
+import { clientAddress } from './http/client-address.js';
 import { corsPolicy } from './http/cors.js';
 import { docsRoutes } from './http/docs.js';
 import type { AppEnv } from './http/env.js';
@@ -32,6 +33,7 @@ import { errorResponse } from './http/error-response.js';
 import { graphiqlAssets } from './http/graphiql.js';
 import { landingRoutes } from './http/landing.js';
 import { timeLimit } from './http/time-limit.js';
+import { createIdempotency } from './idempotency/keys.js';
 import { createLogger, type Logger, terminalDestination } from './logger.js';
 import { accessLog } from './observability/access-log.js';
 import { healthRoutes } from './observability/health.js';
@@ -70,14 +72,6 @@ export interface App {
 
 export interface AppOptions {
   logger?: Logger;
-}
-
-/** The peer address of a request served by @hono/node-server; 'unknown' without a socket. */
-function clientAddress(c: Context): string {
-  return (
-    (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket.remoteAddress ??
-    'unknown'
-  );
 }
 
 /** The database, migrated (and seeded with sample data when it is new and configured so). */
@@ -229,6 +223,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const state = sharedState(config, logger, metrics);
   // Public reads by id, coalesced across the requests in flight on both edges.
   const shared = createSharedReads(database.prisma);
+  const idempotency = createIdempotency({
+    database,
+    changes: state.changes,
+    logger,
+    ttlHours: config.idempotencyKeyTtlHours,
+    // A request stops at its time limit: then a retry may run it anew.
+    leaseMs: config.limits.requestTimeoutMs + 1000,
+  });
   const graphql = createGraphQLEdge({
     database,
     shared,
@@ -242,8 +244,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     persistedManifest: config.persistedOperationsOnly
       ? loadPersistedManifest(config.persistedOperationsOnly)
       : undefined,
+    idempotency,
   });
-  const rest = createRestApi({ database, shared, changes: state.changes, config, logger });
+  const rest = createRestApi({
+    ...{ database, shared, changes: state.changes, config, logger },
+    idempotency,
+  });
   const verify = createTokenVerifier(auth);
   const app = routes({
     ...{ config, logger, metrics, database, state, graphql, rest, verify },
@@ -271,6 +277,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       await webSockets?.close();
     },
     close: async () => {
+      idempotency.stop();
       state.stopEvicting();
       await state.redis?.close();
       await database.close();

@@ -46,6 +46,8 @@ export interface Config {
    * traces-only form); the OpenTelemetry SDK reads the other OTEL_* variables itself.
    */
   readonly tracing: boolean;
+  /** How long an Idempotency-Key and the response it recorded are kept, in hours. */
+  readonly idempotencyKeyTtlHours: number;
 }
 
 /** Request and document limits: defaults that operators may tighten or loosen. */
@@ -202,6 +204,9 @@ const envSchema = z.object({
   OTEL_EXPORTER_OTLP_PROTOCOL: z.enum(['http/protobuf', 'http/json']).optional(),
   OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z.enum(['http/protobuf', 'http/json']).optional(),
   OTEL_SDK_DISABLED: booleanString.optional(),
+  IDEMPOTENCY_KEY_TTL_HOURS: positiveInt(24).refine((hours) => hours <= 24 * 365, {
+    message: 'must be at most 8760 (a year)',
+  }),
 });
 
 function parseDatabaseUrl(url: string, poolSize: number): DatabaseConfig {
@@ -264,6 +269,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     tracing:
       (vars.OTEL_EXPORTER_OTLP_ENDPOINT ?? vars.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) !== undefined &&
       vars.OTEL_SDK_DISABLED !== true,
+    idempotencyKeyTtlHours: vars.IDEMPOTENCY_KEY_TTL_HOURS,
   });
 }
 

@@ -13,6 +13,7 @@ describe('configuration', () => {
       rateLimitPerMinute: 1200,
       rateLimitCostPerMinute: 100_000,
       logLevel: 'info',
+      idempotencyKeyTtlHours: 24,
       database: { provider: 'sqlite', url: 'file:./data/petstore.db' },
     });
     expect(config.petByIdSunset.toISOString()).toBe('2027-06-30T00:00:00.000Z');
@@ -35,6 +36,13 @@ describe('configuration', () => {
     expect(loadConfig({ REDIS_URL: 'redis://cache:6379' }).redisUrl).toBe('redis://cache:6379');
     expect(loadConfig({}).redisUrl).toBeUndefined();
     expect(() => loadConfig({ REDIS_URL: 'http://cache' })).toThrow(/REDIS_URL: must be a redis/);
+  });
+
+  it('reads IDEMPOTENCY_KEY_TTL_HOURS: whole hours, at least 1', () => {
+    expect(loadConfig({ IDEMPOTENCY_KEY_TTL_HOURS: '48' }).idempotencyKeyTtlHours).toBe(48);
+    expect(() => loadConfig({ IDEMPOTENCY_KEY_TTL_HOURS: '0' })).toThrow(
+      /IDEMPOTENCY_KEY_TTL_HOURS: must be 1 or more/,
+    );
   });
 
   it('names every bad variable in one clear error', () => {
@@ -140,6 +148,7 @@ describe('configuration', () => {
         'SUBSCRIPTIONS_PER_CLIENT',
         'RESPONSE_CACHE_TTL_MS',
         'PERSISTED_OPERATIONS_ONLY',
+        'IDEMPOTENCY_KEY_TTL_HOURS',
         'LOG_LEVEL',
         'SHUTDOWN_TIMEOUT_MS',
         'OTEL_EXPORTER_OTLP_ENDPOINT',

@@ -91,6 +91,14 @@ async function withCostReport(c: Context<AppEnv>, body: string): Promise<string>
 const cacheControl = (c: Context<AppEnv>) =>
   c.req.header('authorization') === undefined ? PUBLIC_CACHE_CONTROL : PRIVATE_CACHE_CONTROL;
 
+/**
+ * The strong ETag of a 200 answer: the one the edge gave it (a REST resource's version, see
+ * src/rest/respond.ts), else a hash of its body (of a GraphQL one, without its cost report).
+ */
+function etagOf(response: Response, body: string): string {
+  return response.headers.get('etag') ?? strongETag(body);
+}
+
 /** A 200 answer with its validators, or 304 when `If-None-Match` names its tag (GET and HEAD). */
 function withValidators(
   c: Context<AppEnv>,
@@ -162,9 +170,10 @@ export interface ResponseCacheOptions {
  *   cost points (its `extensions.cost` says `requestedQueryCost: 0`);
  * - otherwise the edge runs; if it said what its answer holds (`cacheable`, see AppEnv) and the
  *   answer is a 200, it is kept, tagged, unless a write evicted since the lookup;
- * - every 200 JSON answer to GET or HEAD gets a strong `ETag` and `Cache-Control` (`no-cache`
- *   without a token, `private, no-store` with one), and `If-None-Match` naming the current tag
- *   answers 304 with no body.
+ * - every 200 JSON answer to GET or HEAD gets a strong `ETag` (a hash of its body, unless the
+ *   edge named the resource's version) and `Cache-Control` (`no-cache` without a token,
+ *   `private, no-store` with one), and `If-None-Match` naming the current tag answers 304 with no
+ *   body.
  */
 export function responseCache({ store, metrics }: ResponseCacheOptions): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -194,7 +203,7 @@ export function responseCache({ store, metrics }: ResponseCacheOptions): Middlew
       const value = c.res.headers.get(name);
       if (value !== null) headers[name] = value;
     }
-    const response = { headers, body: kept, etag: strongETag(kept) };
+    const response = { headers, body: kept, etag: etagOf(c.res, kept) };
     if (tags) await store.set(key, response, tags, generation);
     const answer = isRead(c.req.method)
       ? withValidators(c, body, new Headers(c.res.headers), response.etag)

@@ -1,6 +1,6 @@
 import type { Category, InventoryItem, Order, Pet } from '../generated/sqlite/client.js';
 import { Prisma } from '../generated/sqlite/client.js';
-import type { Db } from './client.js';
+import type { Tx } from './transaction.js';
 
 /** A page of a list ordered by id, after a cursor's id: at most `take` rows (a parent). */
 export interface PageWindow {
@@ -13,19 +13,19 @@ export interface PageWindow {
  * back in no particular order, and keys that name no row are simply absent.
  */
 
-export function petsByIds(db: Db, ids: readonly bigint[]): Promise<Pet[]> {
+export function petsByIds(db: Tx, ids: readonly bigint[]): Promise<Pet[]> {
   return db.pet.findMany({ where: { id: { in: [...ids] } } });
 }
 
-export function categoriesByIds(db: Db, ids: readonly bigint[]): Promise<Category[]> {
+export function categoriesByIds(db: Tx, ids: readonly bigint[]): Promise<Category[]> {
   return db.category.findMany({ where: { id: { in: [...ids] } } });
 }
 
-export function inventoryByPetIds(db: Db, petIds: readonly bigint[]): Promise<InventoryItem[]> {
+export function inventoryByPetIds(db: Tx, petIds: readonly bigint[]): Promise<InventoryItem[]> {
   return db.inventoryItem.findMany({ where: { petId: { in: [...petIds] } } });
 }
 
-export function ordersByIds(db: Db, ids: readonly bigint[]): Promise<Order[]> {
+export function ordersByIds(db: Tx, ids: readonly bigint[]): Promise<Order[]> {
   return db.order.findMany({ where: { id: { in: [...ids] } } });
 }
 
@@ -67,7 +67,7 @@ function pagesByParent(
 type RawRow<T> = { [K in keyof T]: T[K] extends bigint ? string : T[K] };
 
 export async function petPagesByCategory(
-  db: Db,
+  db: Tx,
   categoryIds: readonly bigint[],
   status: Pet['status'] | undefined,
   page: PageWindow,
@@ -75,47 +75,49 @@ export async function petPagesByCategory(
   const rows = await db.$queryRaw<RawRow<Pet>[]>(
     pagesByParent(
       'Pet',
-      ['id', 'name', 'categoryId', 'status'],
+      ['id', 'name', 'categoryId', 'status', 'version'],
       'categoryId',
       categoryIds,
       page,
       status,
     ),
   );
-  return rows.map(({ id, name, categoryId, status }) => ({
+  return rows.map(({ id, name, categoryId, status, version }) => ({
     id: BigInt(id),
     name,
     categoryId: BigInt(categoryId),
     status,
+    version: Number(version),
   }));
 }
 
 export async function orderPagesByPet(
-  db: Db,
+  db: Tx,
   petIds: readonly bigint[],
   page: PageWindow,
 ): Promise<Order[]> {
   const rows = await db.$queryRaw<RawRow<Order>[]>(
     pagesByParent(
       'Order',
-      ['id', 'petId', 'quantity', 'shipDate', 'complete'],
+      ['id', 'petId', 'quantity', 'shipDate', 'complete', 'version'],
       'petId',
       petIds,
       page,
     ),
   );
-  return rows.map(({ id, petId, quantity, shipDate, complete }) => ({
+  return rows.map(({ id, petId, quantity, shipDate, complete, version }) => ({
     id: BigInt(id),
     petId: BigInt(petId),
     quantity,
     shipDate,
     complete: Boolean(complete),
+    version: Number(version),
   }));
 }
 
 /** How many pets each category has (with `status`, of that status): one statement. */
 export async function petCountsByCategory(
-  db: Db,
+  db: Tx,
   categoryIds: readonly bigint[],
   status: Pet['status'] | undefined,
 ): Promise<Map<bigint, number>> {
@@ -129,7 +131,7 @@ export async function petCountsByCategory(
 
 /** How many orders each pet has: one statement. */
 export async function orderCountsByPet(
-  db: Db,
+  db: Tx,
   petIds: readonly bigint[],
 ): Promise<Map<bigint, number>> {
   const groups = await db.order.groupBy({

@@ -82,6 +82,86 @@ function withPragmas<T extends SqlMigrationAwareDriverAdapterFactory>(
   });
 }
 
+/** A first-come, first-served lock: `acquire` resolves with the function that releases it. */
+function queue() {
+  let tail: Promise<void> = Promise.resolve();
+  return {
+    acquire(): Promise<() => void> {
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      // Released once, whatever calls it again (a commit that fails is rolled back too).
+      const once = () => {
+        release();
+        release = () => {};
+      };
+      const acquired = tail.then(() => once);
+      tail = tail.then(() => released);
+      return acquired;
+    },
+  };
+}
+
+type Adapter = Awaited<ReturnType<SqlMigrationAwareDriverAdapterFactory['connect']>>;
+type Transaction = Awaited<ReturnType<Adapter['startTransaction']>>;
+
+/**
+ * The SQLite adapter is one connection. It queues transactions behind each other, but runs a
+ * statement sent outside any transaction at once on that same connection: inside whatever
+ * transaction is open then, so that the statement would see its uncommitted rows, and a write
+ * answered as done would be undone by that transaction's rollback (a request that fails, whole,
+ * after it wrote: src/idempotency/). Here such statements wait their turn instead, as on a database
+ * with connections of their own. Statements of a transaction go through its own object, unqueued.
+ */
+function outsideTransactions<T extends SqlMigrationAwareDriverAdapterFactory>(factory: T): T {
+  const turns = queue();
+  const inTurn = <R>(run: () => Promise<R>): Promise<R> =>
+    turns.acquire().then(async (release) => {
+      try {
+        return await run();
+      } finally {
+        release();
+      }
+    });
+  const transaction = (inner: Transaction, release: () => void): Transaction =>
+    new Proxy(inner, {
+      get(object, property) {
+        const value = Reflect.get(object, property, object);
+        if (typeof value !== 'function') return value;
+        if (property !== 'commit' && property !== 'rollback') return value.bind(object);
+        return async () => {
+          try {
+            return await value.apply(object, []);
+          } finally {
+            release();
+          }
+        };
+      },
+    });
+  const adapter = (inner: Adapter): Adapter =>
+    new Proxy(inner, {
+      get(object, property) {
+        const value = Reflect.get(object, property, object);
+        if (typeof value !== 'function') return value;
+        if (property === 'queryRaw' || property === 'executeRaw' || property === 'executeScript')
+          return (...args: unknown[]) => inTurn(() => value.apply(object, args));
+        if (property === 'startTransaction')
+          return async (...args: unknown[]) => {
+            const release = await turns.acquire();
+            try {
+              return transaction(await value.apply(object, args), release);
+            } catch (error) {
+              release();
+              throw error;
+            }
+          };
+        return value.bind(object);
+      },
+    });
+  return aroundConnect(factory, (connect) => async () => adapter(await connect()));
+}
+
 export interface AdapterFactory {
   readonly factory: SqlMigrationAwareDriverAdapterFactory;
   /** Ends the connection pool (Prisma leaves a pool it was given open). */
@@ -96,7 +176,10 @@ export function createAdapterFactory(
   if (config.provider === 'sqlite') {
     mkdirSync(dirname(config.file), { recursive: true });
     const factory = new PrismaBetterSqlite3({ url: config.file, timeout: lockTimeoutMs });
-    return { factory: withPragmas(factory, SQLITE_PRAGMAS), close: async () => {} };
+    return {
+      factory: withPragmas(outsideTransactions(factory), SQLITE_PRAGMAS),
+      close: async () => {},
+    };
   }
   const url = new URL(config.url);
   url.searchParams.delete('schema');

@@ -16,7 +16,9 @@ export interface Placed {
  * Places an order with as few statements as the database allows, in the transaction `tx`: the
  * order is written only while the pet is available and its stock covers the quantity, the stock
  * is taken by a conditional update (so concurrent orders queue on the row and never oversell), and
- * taking the last unit marks the pet sold. The caller decides what a refusal means.
+ * taking the last unit marks the pet sold. The inventory item's version is bumped, and the pet's
+ * when it is marked sold (the item shows the pet's status; its version is bumped anyway). The
+ * caller decides what a refusal means.
  *
  * Prisma cannot express a conditional write that reports what it did, so this is raw SQL: on
  * PostgreSQL one statement (the pet row locked, then the stock, the status and the order in
@@ -45,6 +47,7 @@ interface OrderRow {
   quantity: bigint | number;
   shipDate: Date | string | null;
   complete: boolean | number | bigint;
+  version: bigint | number;
 }
 
 async function placeOrderPostgres(
@@ -59,20 +62,21 @@ async function placeOrderPostgres(
     WITH pet AS (
       SELECT "id", "status" FROM "Pet" WHERE "id" = ${petId} FOR NO KEY UPDATE
     ), taken AS (
-      UPDATE "InventoryItem" AS stock SET "quantity" = stock."quantity" - ${quantity}::integer
+      UPDATE "InventoryItem" AS stock
+         SET "quantity" = stock."quantity" - ${quantity}::integer, "version" = stock."version" + 1
         FROM pet
        WHERE stock."petId" = pet."id" AND pet."status" = 'available'
          AND stock."quantity" >= ${quantity}::integer
       RETURNING stock."quantity"
     ), sold AS (
-      UPDATE "Pet" SET "status" = 'sold' FROM taken
+      UPDATE "Pet" SET "status" = 'sold', "version" = "Pet"."version" + 1 FROM taken
        WHERE "Pet"."id" = ${petId} AND taken."quantity" = 0
       RETURNING "Pet"."id"
     ), placed AS (
       INSERT INTO "Order" ("petId", "quantity", "shipDate")
       SELECT ${petId}, ${quantity}::integer, ${shipDate?.toISOString() ?? null}::timestamp(3)
         FROM taken
-      RETURNING "id", "petId", "quantity", "shipDate", "complete"
+      RETURNING "id", "petId", "quantity", "shipDate", "complete", "version"
     )
     SELECT pet."status"::text AS "status", (SELECT "quantity" FROM taken) AS "left", placed.*
       FROM pet LEFT JOIN placed ON true`;
@@ -95,17 +99,22 @@ async function placeOrderSqlite(
      WHERE EXISTS (SELECT 1 FROM "Pet" WHERE "id" = ${petId} AND "status" = 'available')
        AND EXISTS (SELECT 1 FROM "InventoryItem"
                     WHERE "petId" = ${petId} AND "quantity" >= ${quantity})
-    RETURNING CAST("id" AS TEXT) AS "id", CAST("petId" AS TEXT) AS "petId", "quantity", "shipDate", "complete"`;
+    RETURNING CAST("id" AS TEXT) AS "id", CAST("petId" AS TEXT) AS "petId", "quantity", "shipDate", "complete", "version"`;
   if (!order) {
     // Refused: the reason (only the error's code depends on it).
     const pet = await db.pet.findUnique({ where: { id: petId }, select: { status: true } });
     return { status: pet?.status };
   }
   const [stock] = await db.$queryRaw<{ quantity: bigint | number }[]>`
-    UPDATE "InventoryItem" SET "quantity" = "quantity" - ${quantity} WHERE "petId" = ${petId}
+    UPDATE "InventoryItem" SET "quantity" = "quantity" - ${quantity}, "version" = "version" + 1
+     WHERE "petId" = ${petId}
     RETURNING "quantity"`;
   const soldOut = Number(stock?.quantity) === 0;
-  if (soldOut) await db.pet.update({ where: { id: petId }, data: { status: 'sold' } });
+  if (soldOut)
+    await db.pet.update({
+      where: { id: petId },
+      data: { status: 'sold', version: { increment: 1 } },
+    });
   return { order: toOrder(order), soldOut };
 }
 
@@ -121,5 +130,6 @@ function toOrder(row: OrderRow): Order {
     quantity: Number(row.quantity),
     shipDate: row.shipDate == null ? null : new Date(row.shipDate),
     complete: Boolean(row.complete),
+    version: Number(row.version),
   };
 }

@@ -1,6 +1,6 @@
 import { categoriesByIds, inventoryByPetIds, petsByIds } from './batch-reads.js';
-import type { Db } from './client.js';
 import { keyedLoader } from './keyed-loader.js';
+import type { Tx } from './transaction.js';
 
 /**
  * Public reads by id, coalesced across the requests in flight on both edges: one batch gathers
@@ -9,7 +9,7 @@ import { keyedLoader } from './keyed-loader.js';
  * may see (pets, categories, stock) goes through here; what depends on the caller's scopes never
  * does.
  */
-export function createSharedReads(db: Db) {
+export function createSharedReads(db: Tx) {
   const options = { cache: false, batchScheduleFn: (send: () => void) => setImmediate(send) };
   return {
     pets: keyedLoader(

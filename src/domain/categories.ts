@@ -1,11 +1,12 @@
 import { isPrismaError } from '../db/errors.js';
+import { inTransaction } from '../db/transaction.js';
 import { domainOperation } from '../tracing/hooks.js';
 import { requireScope } from './authorization.js';
 import type { DomainContext } from './context.js';
 import { DomainError } from './errors.js';
 import { parseId } from './ids.js';
-import { notFound } from './not-found.js';
 import { optionalText, requiredText } from './validation.js';
+import { type IfVersion, nextVersion, writeVersioned } from './versions.js';
 
 export interface CategoryInput {
   name: string;
@@ -58,28 +59,53 @@ export const createCategory = domainOperation(
   },
 );
 
-/** Replaces a category's name and description (an omitted description is cleared). */
+/**
+ * Replaces a category's name and description (an omitted description is cleared). With
+ * `ifVersion`, only while the category is still at one of those versions (else
+ * PRECONDITION_FAILED).
+ */
 export const updateCategory = domainOperation(
   'updateCategory',
-  async function updateCategory(ctx: DomainContext, rawId: unknown, input: CategoryInput) {
+  async function updateCategory(
+    ctx: DomainContext,
+    rawId: unknown,
+    input: CategoryInput,
+    ifVersion?: IfVersion,
+  ) {
     requireScope(ctx.viewer, 'pets:write');
     const id = parseId(rawId, 'id');
     const data = categoryData(input);
-    let category: Awaited<ReturnType<typeof ctx.db.category.update>>;
-    try {
-      category = await ctx.db.category.update({ where: { id }, data });
-    } catch (error) {
-      if (isPrismaError(error, 'P2025')) notFound('category', id);
-      throw nameTaken(error, data.name);
-    }
+    const category = await inTransaction(ctx.db, (tx) =>
+      writeVersioned(
+        { resource: 'category', id, ifVersion },
+        () => tx.category.findUnique({ where: { id } }),
+        async (before) => {
+          try {
+            const { count } = await tx.category.updateMany({
+              where: { id, version: before.version },
+              data: { ...data, version: nextVersion },
+            });
+            if (count === 0) return undefined;
+          } catch (error) {
+            throw nameTaken(error, data.name);
+          }
+          return { ...before, ...data, version: before.version + 1 };
+        },
+      ),
+    );
     await ctx.changes.publish([{ entity: 'category', kind: 'updated', id }]);
     return category;
   },
 );
 
+/** Deletes a category that has no pets; with `ifVersion`, as updateCategory. */
 export const deleteCategory = domainOperation(
   'deleteCategory',
-  async function deleteCategory(ctx: DomainContext, rawId: unknown): Promise<bigint> {
+  async function deleteCategory(
+    ctx: DomainContext,
+    rawId: unknown,
+    ifVersion?: IfVersion,
+  ): Promise<bigint> {
     requireScope(ctx.viewer, 'pets:write');
     const id = parseId(rawId, 'id');
     const inUse = () =>
@@ -87,16 +113,26 @@ export const deleteCategory = domainOperation(
         'CATEGORY_IN_USE',
         `Category ${id} still has pets; move or delete them first`,
       );
-    if (await ctx.db.pet.findFirst({ where: { categoryId: id }, select: { id: true } }))
-      throw inUse();
-    try {
-      await ctx.db.category.delete({ where: { id } });
-    } catch (error) {
-      if (isPrismaError(error, 'P2025')) notFound('category', id);
-      // A pet created between the check and the delete.
-      if (isPrismaError(error, 'P2003')) throw inUse();
-      throw error;
-    }
+    await inTransaction(ctx.db, (tx) =>
+      writeVersioned(
+        { resource: 'category', id, ifVersion },
+        () => tx.category.findUnique({ where: { id }, select: { version: true } }),
+        async (before) => {
+          if (await tx.pet.findFirst({ where: { categoryId: id }, select: { id: true } }))
+            throw inUse();
+          try {
+            const { count } = await tx.category.deleteMany({
+              where: { id, version: before.version },
+            });
+            return count === 0 ? undefined : id;
+          } catch (error) {
+            // A pet created between the check and the delete.
+            if (isPrismaError(error, 'P2003')) throw inUse();
+            throw error;
+          }
+        },
+      ),
+    );
     await ctx.changes.publish([{ entity: 'category', kind: 'deleted', id }]);
     return id;
   },

@@ -1,4 +1,5 @@
-import type { Db, SqlDialect } from '../db/client.js';
+import type { SqlDialect } from '../db/client.js';
+import type { Queries } from '../db/transaction.js';
 import type { ChangeFeed } from './changes.js';
 
 /** Who is calling: the verified token's subject and scopes, or an anonymous caller. */
@@ -17,10 +18,11 @@ export const anonymous: Viewer = Object.freeze({
 
 /**
  * What every domain function needs: the database and its SQL dialect, the caller, and where writes
- * are reported.
+ * are reported. `db` is a transaction's client when the whole request runs in one (src/idempotency/):
+ * the domain's own transactions then join it, and `changes` holds the events until it commits.
  */
 export interface DomainContext {
-  readonly db: Db;
+  readonly db: Queries;
   readonly dialect: SqlDialect;
   readonly viewer: Viewer;
   readonly changes: ChangeFeed;

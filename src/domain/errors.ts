@@ -24,11 +24,17 @@ export const errorStatus = {
   PET_HAS_ORDERS: 409,
   CATEGORY_IN_USE: 409,
   CATEGORY_NAME_TAKEN: 409,
+  /** The first request with this Idempotency-Key is still running (with Retry-After). */
+  IDEMPOTENCY_KEY_IN_FLIGHT: 409,
   ENDPOINT_SUNSET: 410,
+  /** If-Match or ifVersion names a version that is no longer current. */
+  PRECONDITION_FAILED: 412,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   UNKNOWN_PET: 422,
   UNKNOWN_CATEGORY: 422,
+  /** An Idempotency-Key already used for a different request. */
+  IDEMPOTENCY_KEY_REUSED: 422,
   RATE_LIMITED: 429,
   /** Node's HTTP parser: request line and headers over its limit (src/http/client-error.ts). */
   REQUEST_HEADERS_TOO_LARGE: 431,

@@ -4,9 +4,9 @@ import { requireScope } from './authorization.js';
 import type { Change } from './changes.js';
 import type { DomainContext } from './context.js';
 import { parseId } from './ids.js';
-import { notFound } from './not-found.js';
 import { type Page, pageArgs } from './paging.js';
 import { integerInRange } from './validation.js';
+import { type IfVersion, nextVersion, writeVersioned } from './versions.js';
 
 export const MAX_STOCK = 1_000_000;
 
@@ -44,29 +44,44 @@ export const countInventory = domainOperation(
   },
 );
 
-/** Sets a pet's stock. Stock above 0 makes a sold pet available again; 0 changes no status. */
+/**
+ * Sets a pet's stock. Stock above 0 makes a sold pet available again (bumping the pet's version
+ * too); 0 changes no status. With `ifVersion`, only while the inventory item is still at one of
+ * those versions (else PRECONDITION_FAILED).
+ */
 export const updateInventory = domainOperation(
   'updateInventory',
-  async function updateInventory(ctx: DomainContext, rawPetId: unknown, quantity: number) {
+  async function updateInventory(
+    ctx: DomainContext,
+    rawPetId: unknown,
+    quantity: number,
+    ifVersion?: IfVersion,
+  ) {
     requireScope(ctx.viewer, 'inventory:write');
     const petId = parseId(rawPetId, 'petId');
     const stock = integerInRange(quantity, 'quantity', 0, MAX_STOCK);
-    const { item, madeAvailable } = await inTransaction(ctx.db, async (tx) => {
-      const { count } = await tx.inventoryItem.updateMany({
-        where: { petId },
-        data: { quantity: stock },
-      });
-      if (count === 0) notFound('pet', petId);
-      const { count: madeAvailable } =
-        stock > 0
-          ? await tx.pet.updateMany({
-              where: { id: petId, status: 'sold' },
-              data: { status: 'available' },
-            })
-          : { count: 0 };
-      const item = await tx.inventoryItem.findUniqueOrThrow({ where: { petId } });
-      return { item, madeAvailable: madeAvailable > 0 };
-    });
+    const { item, madeAvailable } = await inTransaction(ctx.db, (tx) =>
+      writeVersioned(
+        { resource: 'pet', id: petId, ifVersion, name: `The stock of pet ${petId}` },
+        () => tx.inventoryItem.findUnique({ where: { petId } }),
+        async (before) => {
+          const { count } = await tx.inventoryItem.updateMany({
+            where: { petId, version: before.version },
+            data: { quantity: stock, version: nextVersion },
+          });
+          if (count === 0) return undefined;
+          const { count: madeAvailable } =
+            stock > 0
+              ? await tx.pet.updateMany({
+                  where: { id: petId, status: 'sold' },
+                  data: { status: 'available', version: nextVersion },
+                })
+              : { count: 0 };
+          const item = { ...before, quantity: stock, version: before.version + 1 };
+          return { item, madeAvailable: madeAvailable > 0 };
+        },
+      ),
+    );
     const changes: Change[] = [{ entity: 'inventory', kind: 'updated', petId }];
     if (madeAvailable) changes.push({ entity: 'pet', kind: 'updated', id: petId });
     await ctx.changes.publish(changes);

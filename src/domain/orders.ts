@@ -1,6 +1,6 @@
 import * as batchReads from '../db/batch-reads.js';
 import { insertOrderTakingStock } from '../db/place-order.js';
-import { inTransaction, type Tx } from '../db/transaction.js';
+import { inTransaction } from '../db/transaction.js';
 import type { Prisma } from '../generated/sqlite/client.js';
 import { domainOperation } from '../tracing/hooks.js';
 import { requireScope } from './authorization.js';
@@ -8,9 +8,9 @@ import type { Change } from './changes.js';
 import type { DomainContext } from './context.js';
 import { DomainError } from './errors.js';
 import { parseId } from './ids.js';
-import { notFound } from './not-found.js';
 import { type Page, pageArgs } from './paging.js';
 import { integerInRange, optionalDateTime } from './validation.js';
+import { type IfVersion, nextVersion, writeVersioned } from './versions.js';
 
 export const MAX_ORDER_QUANTITY = 10_000;
 
@@ -120,58 +120,87 @@ export const placeOrder = domainOperation(
   },
 );
 
-/** Updates shipDate and/or completes an order. Completion is final. */
+/**
+ * Updates shipDate and/or completes an order. Completion is final. With `ifVersion`, only while the
+ * order is still at one of those versions (else PRECONDITION_FAILED).
+ */
 export const updateOrder = domainOperation(
   'updateOrder',
-  async function updateOrder(ctx: DomainContext, rawId: unknown, input: OrderUpdateInput) {
+  async function updateOrder(
+    ctx: DomainContext,
+    rawId: unknown,
+    input: OrderUpdateInput,
+    ifVersion?: IfVersion,
+  ) {
     requireScope(ctx.viewer, 'orders:write');
     const id = parseId(rawId, 'id');
     const shipDate =
       input.shipDate === undefined ? undefined : optionalDateTime(input.shipDate, 'shipDate');
     const complete = input.complete ?? undefined;
-    const order = await inTransaction(ctx.db, async (tx) => {
-      const order = await requireOrder(tx, id);
-      if (order.complete) {
-        const reopens = complete === false;
-        const movesShipDate =
-          shipDate !== undefined && shipDate?.getTime() !== order.shipDate?.getTime();
-        if (reopens || movesShipDate) throw alreadyComplete(id, 'changed');
-        return order;
-      }
-      // Nothing to change: on SQLite an updateMany with no data counts 0 rows, which is no conflict.
-      if (shipDate === undefined && complete === undefined) return order;
-      const { count } = await tx.order.updateMany({
-        where: { id, complete: false },
-        data: { shipDate, complete },
-      });
-      if (count === 0) throw alreadyComplete(id, 'changed');
-      return tx.order.findUniqueOrThrow({ where: { id } });
-    });
+    const order = await inTransaction(ctx.db, (tx) =>
+      writeVersioned(
+        { resource: 'order', id, ifVersion },
+        () => tx.order.findUnique({ where: { id } }),
+        async (order) => {
+          if (order.complete) {
+            const reopens = complete === false;
+            const movesShipDate =
+              shipDate !== undefined && shipDate?.getTime() !== order.shipDate?.getTime();
+            if (reopens || movesShipDate) throw alreadyComplete(id, 'changed');
+            return order;
+          }
+          // Nothing to change: the order stays as it is, at its version.
+          if (shipDate === undefined && complete === undefined) return order;
+          const { count } = await tx.order.updateMany({
+            where: { id, complete: false, version: order.version },
+            data: { shipDate, complete, version: nextVersion },
+          });
+          // Changed since it was read (perhaps completed): read again.
+          if (count === 0) return undefined;
+          return tx.order.findUniqueOrThrow({ where: { id } });
+        },
+      ),
+    );
     await ctx.changes.publish([{ entity: 'order', kind: 'updated', id, petId: order.petId }]);
     return order;
   },
 );
 
-/** Cancels (deletes) an incomplete order, returning its units to stock. */
+/**
+ * Cancels (deletes) an incomplete order, returning its units to stock (which bumps the inventory
+ * item's version, and the pet's when it turns available again). With `ifVersion`, as updateOrder.
+ */
 export const cancelOrder = domainOperation(
   'cancelOrder',
-  async function cancelOrder(ctx: DomainContext, rawId: unknown): Promise<bigint> {
+  async function cancelOrder(
+    ctx: DomainContext,
+    rawId: unknown,
+    ifVersion?: IfVersion,
+  ): Promise<bigint> {
     requireScope(ctx.viewer, 'orders:write');
     const id = parseId(rawId, 'id');
-    const { petId, madeAvailable } = await inTransaction(ctx.db, async (tx) => {
-      const order = await requireOrder(tx, id);
-      const { count } = await tx.order.deleteMany({ where: { id, complete: false } });
-      if (count === 0) throw alreadyComplete(id, 'cancelled');
-      await tx.inventoryItem.update({
-        where: { petId: order.petId },
-        data: { quantity: { increment: order.quantity } },
-      });
-      const { count: madeAvailable } = await tx.pet.updateMany({
-        where: { id: order.petId, status: 'sold' },
-        data: { status: 'available' },
-      });
-      return { petId: order.petId, madeAvailable: madeAvailable > 0 };
-    });
+    const { petId, madeAvailable } = await inTransaction(ctx.db, (tx) =>
+      writeVersioned(
+        { resource: 'order', id, ifVersion },
+        () => tx.order.findUnique({ where: { id } }),
+        async (order) => {
+          if (order.complete) throw alreadyComplete(id, 'cancelled');
+          const { count } = await tx.order.deleteMany({
+            where: { id, complete: false, version: order.version },
+          });
+          if (count === 0) return undefined;
+          await tx.inventoryItem.update({
+            where: { petId: order.petId },
+            data: { quantity: { increment: order.quantity }, version: nextVersion },
+          });
+          const { count: madeAvailable } = await tx.pet.updateMany({
+            where: { id: order.petId, status: 'sold' },
+            data: { status: 'available', version: nextVersion },
+          });
+          return { petId: order.petId, madeAvailable: madeAvailable > 0 };
+        },
+      ),
+    );
     const changes: Change[] = [
       { entity: 'order', kind: 'deleted', id, petId },
       { entity: 'inventory', kind: 'updated', petId },
@@ -181,10 +210,6 @@ export const cancelOrder = domainOperation(
     return id;
   },
 );
-
-async function requireOrder(tx: Tx, id: bigint) {
-  return (await tx.order.findUnique({ where: { id } })) ?? notFound('order', id);
-}
 
 function alreadyComplete(id: bigint, verb: string): DomainError {
   return new DomainError('ORDER_ALREADY_COMPLETE', `Order ${id} is complete and cannot be ${verb}`);

@@ -1,5 +1,6 @@
 import * as batchReads from '../db/batch-reads.js';
 import { isPrismaError } from '../db/errors.js';
+import { inTransaction, type Queries } from '../db/transaction.js';
 import type { Prisma } from '../generated/sqlite/client.js';
 import { domainOperation } from '../tracing/hooks.js';
 import { requireScope } from './authorization.js';
@@ -7,9 +8,9 @@ import type { Change } from './changes.js';
 import type { DomainContext } from './context.js';
 import { DomainError, validationFailed } from './errors.js';
 import { parseId } from './ids.js';
-import { notFound } from './not-found.js';
 import { type Page, pageArgs } from './paging.js';
 import { requiredText } from './validation.js';
+import { type IfVersion, nextVersion, writeVersioned } from './versions.js';
 
 export const petStatuses = ['available', 'pending', 'sold'] as const;
 export type PetStatus = (typeof petStatuses)[number];
@@ -75,11 +76,11 @@ export const countPets = domainOperation(
   },
 );
 
-async function checkedInput(ctx: DomainContext, input: PetInput) {
+async function checkedInput(db: Queries, input: PetInput) {
   const name = requiredText(input.name, 'name', 100);
   const categoryId = parseId(input.categoryId, 'categoryId');
   const status = optionalStatus(input.status);
-  const category = await ctx.db.category.findUnique({
+  const category = await db.category.findUnique({
     where: { id: categoryId },
     select: { id: true },
   });
@@ -96,7 +97,7 @@ export const createPet = domainOperation(
   'createPet',
   async function createPet(ctx: DomainContext, input: PetInput) {
     requireScope(ctx.viewer, 'pets:write');
-    const data = await checkedInput(ctx, input);
+    const data = await checkedInput(ctx.db, input);
     let pet: Awaited<ReturnType<typeof ctx.db.pet.create>>;
     try {
       pet = await ctx.db.pet.create({
@@ -113,48 +114,88 @@ export const createPet = domainOperation(
   },
 );
 
-/** Replaces a pet's name, category and status; an omitted status keeps the current one. */
+/**
+ * Replaces a pet's name, category and status; an omitted status keeps the current one. With
+ * `ifVersion`, only while the pet is still at one of those versions (else PRECONDITION_FAILED).
+ * A change of status is a change of the inventory item too (it shows the status): its version is
+ * bumped with the pet's.
+ */
 export const updatePet = domainOperation(
   'updatePet',
-  async function updatePet(ctx: DomainContext, rawId: unknown, input: PetInput) {
+  async function updatePet(
+    ctx: DomainContext,
+    rawId: unknown,
+    input: PetInput,
+    ifVersion?: IfVersion,
+  ) {
     requireScope(ctx.viewer, 'pets:write');
     const id = parseId(rawId, 'id');
-    const before = await requirePet(ctx, id);
-    const data = await checkedInput(ctx, input);
-    let pet: Awaited<ReturnType<typeof ctx.db.pet.update>>;
-    try {
-      pet = await ctx.db.pet.update({ where: { id }, data });
-    } catch (error) {
-      if (isPrismaError(error, 'P2025')) notFound('pet', id);
-      throw unknownCategory(error, data.categoryId);
-    }
+    const { pet, statusChanged } = await inTransaction(ctx.db, (tx) =>
+      writeVersioned(
+        { resource: 'pet', id, ifVersion },
+        () => tx.pet.findUnique({ where: { id } }),
+        async (before) => {
+          const data = await checkedInput(tx, input);
+          let count: number;
+          try {
+            ({ count } = await tx.pet.updateMany({
+              where: { id, version: before.version },
+              data: { ...data, version: nextVersion },
+            }));
+          } catch (error) {
+            throw unknownCategory(error, data.categoryId);
+          }
+          if (count === 0) return undefined;
+          const pet = { ...before, ...data, status: data.status ?? before.status };
+          pet.version = before.version + 1;
+          const statusChanged = pet.status !== before.status;
+          if (statusChanged)
+            await tx.inventoryItem.updateMany({
+              where: { petId: id },
+              data: { version: nextVersion },
+            });
+          return { pet, statusChanged };
+        },
+      ),
+    );
     const changes: Change[] = [{ entity: 'pet', kind: 'updated', id }];
     // The inventory item shows the pet's status.
-    if (pet.status !== before.status)
-      changes.push({ entity: 'inventory', kind: 'updated', petId: id });
+    if (statusChanged) changes.push({ entity: 'inventory', kind: 'updated', petId: id });
     await ctx.changes.publish(changes);
     return pet;
   },
 );
 
+/** Deletes a pet that has no orders, with its inventory item; with `ifVersion`, as updatePet. */
 export const deletePet = domainOperation(
   'deletePet',
-  async function deletePet(ctx: DomainContext, rawId: unknown): Promise<bigint> {
+  async function deletePet(
+    ctx: DomainContext,
+    rawId: unknown,
+    ifVersion?: IfVersion,
+  ): Promise<bigint> {
     requireScope(ctx.viewer, 'pets:write');
     const id = parseId(rawId, 'id');
     const hasOrders = () =>
       new DomainError('PET_HAS_ORDERS', `Pet ${id} has orders and cannot be deleted`);
-    await requirePet(ctx, id);
-    if (await ctx.db.order.findFirst({ where: { petId: id }, select: { id: true } }))
-      throw hasOrders();
-    try {
-      await ctx.db.pet.delete({ where: { id } });
-    } catch (error) {
-      if (isPrismaError(error, 'P2025')) notFound('pet', id);
-      // An order placed between the check and the delete.
-      if (isPrismaError(error, 'P2003')) throw hasOrders();
-      throw error;
-    }
+    await inTransaction(ctx.db, (tx) =>
+      writeVersioned(
+        { resource: 'pet', id, ifVersion },
+        () => tx.pet.findUnique({ where: { id }, select: { version: true } }),
+        async (before) => {
+          if (await tx.order.findFirst({ where: { petId: id }, select: { id: true } }))
+            throw hasOrders();
+          try {
+            const { count } = await tx.pet.deleteMany({ where: { id, version: before.version } });
+            return count === 0 ? undefined : id;
+          } catch (error) {
+            // An order placed between the check and the delete.
+            if (isPrismaError(error, 'P2003')) throw hasOrders();
+            throw error;
+          }
+        },
+      ),
+    );
     await ctx.changes.publish([
       { entity: 'pet', kind: 'deleted', id },
       { entity: 'inventory', kind: 'deleted', petId: id },
@@ -162,10 +203,6 @@ export const deletePet = domainOperation(
     return id;
   },
 );
-
-async function requirePet(ctx: DomainContext, id: bigint) {
-  return (await ctx.db.pet.findUnique({ where: { id } })) ?? notFound('pet', id);
-}
 
 function unknownCategory(error: unknown, categoryId: bigint): unknown {
   // The category was deleted between the check and the write.

@@ -12,6 +12,7 @@ import { anonymous } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
 import type { AccessLogFields, CostAccount } from '../http/env.js';
 import { renderGraphiQLPage } from '../http/graphiql.js';
+import type { Idempotency } from '../idempotency/keys.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { graphqlTracing } from '../tracing/graphql.js';
@@ -21,6 +22,7 @@ import { createContext, type GraphQLContext } from './context.js';
 import { demandControl } from './demand-control.js';
 import { createDocumentCache } from './documents.js';
 import { createErrorHandling } from './errors.js';
+import { idempotentMutations } from './idempotency.js';
 import { batchRules, costLimit, costRule, queryLimits } from './limits.js';
 import { ListItemBudget } from './list-items.js';
 import { createLoaders } from './loaders.js';
@@ -113,6 +115,8 @@ export interface GraphQLEdgeOptions {
   persistedManifest?: PersistedManifest | undefined;
   /** In development, what mints the token GraphiQL's Headers start with. */
   developmentToken?: DevelopmentToken;
+  /** Idempotency keys of single mutations sent by POST (src/graphql/idempotency.ts). */
+  idempotency: Idempotency;
 }
 
 /** What the app hands to each GraphQL operation: from the HTTP request, or a WebSocket's. */
@@ -177,6 +181,7 @@ function createYogaServer(
     shared,
     persistedManifest,
     developmentToken,
+    idempotency,
   }: GraphQLEdgeOptions,
   { maskError, logFailures }: ReturnType<typeof createErrorHandling>,
 ) {
@@ -272,6 +277,8 @@ function createYogaServer(
       logOperationNames(),
       graphqlMetrics(metrics),
       logFailures,
+      // Last: it wraps the execution the others prepared (the mutation's loaders, its signal).
+      idempotentMutations(idempotency, maskError),
     ],
   });
 }

@@ -12,6 +12,7 @@ const exposedHeaders = [
   'Retry-After',
   'RateLimit-Policy',
   'RateLimit',
+  'Idempotent-Replayed',
   'RateLimit-Limit',
   'RateLimit-Remaining',
   'RateLimit-Reset',

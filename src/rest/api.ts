@@ -7,11 +7,15 @@ import { requireScope } from '../domain/authorization.js';
 import type { ChangeFeed } from '../domain/changes.js';
 import { DomainError } from '../domain/errors.js';
 import { bodyTooLargeMessage, limitBody } from '../http/body-limit.js';
+import { clientAddress } from '../http/client-address.js';
 import type { AppEnv } from '../http/env.js';
+import type { Idempotency } from '../idempotency/keys.js';
 import type { Logger } from '../logger.js';
+import { clientKey } from '../rate-limit/middleware.js';
 import { inSpan, tracingEnabled } from '../tracing/hooks.js';
 import { refuseAfterSunset } from './deprecation.js';
 import { restErrorHandler } from './errors.js';
+import { keyedMethods, runIdempotent } from './idempotent.js';
 import { honoPath, REST_BASE_PATH, type Route } from './route.js';
 import { allRoutes } from './routes/index.js';
 
@@ -24,6 +28,8 @@ export interface RestApiOptions {
   changes: ChangeFeed;
   config: Config;
   logger: Logger;
+  /** Idempotency keys of POST and PATCH (src/idempotency/). */
+  idempotency: Idempotency;
 }
 
 /**
@@ -49,6 +55,7 @@ export function createRestApi({
   changes,
   config,
   logger,
+  idempotency,
 }: RestApiOptions): Hono<AppEnv> {
   const api = new Hono<AppEnv>();
   const maxBytes = config.limits.bodyBytes;
@@ -67,16 +74,18 @@ export function createRestApi({
       if (spec.scope) requireScope(c.get('viewer'), spec.scope);
       const tags = routeTags(spec, c.req.param() as Record<string, string>);
       if (tags) c.get('cacheable')?.(tags);
-      return route.run(c, {
-        domain: {
-          db: database.prisma,
-          dialect: database.dialect,
-          viewer: c.get('viewer'),
-          changes,
-        },
+      const viewer = c.get('viewer');
+      const deps = {
+        domain: { db: database.prisma, dialect: database.dialect, viewer, changes },
         shared,
         config,
-      });
+      };
+      // After the scope check: a request refused before authorisation leaves its key unused.
+      if (keyedMethods.includes(spec.method) && c.req.header('idempotency-key') !== undefined) {
+        const caller = clientKey(viewer, clientAddress(c));
+        return runIdempotent(c, idempotency, caller, deps, (keyed) => route.run(c, keyed));
+      }
+      return route.run(c, deps);
     };
     const traced = (c: Context<AppEnv>) => inSpan(spanName, attributes, () => handle(c));
     api.on(

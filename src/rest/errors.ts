@@ -1,12 +1,38 @@
 import type { Context, ErrorHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { WWW_AUTHENTICATE } from '../auth/tokens.js';
-import { classifyError, type ErrorBody } from '../domain/errors.js';
+import type { RecordedResponse } from '../db/idempotency-keys.js';
+import { type ClassifiedError, classifyError } from '../domain/errors.js';
+import { PreconditionFailed } from '../domain/versions.js';
 import type { AppEnv } from '../http/env.js';
+import { KeyInFlight } from '../idempotency/keys.js';
 import type { Logger } from '../logger.js';
 import { logFailure } from '../observability/log-throttle.js';
 import { recordFailure } from '../tracing/hooks.js';
-import { sendJson } from './respond.js';
+import { stringifyJson } from './json.js';
+import { JSON_CONTENT_TYPE, sendJson, versionTag } from './respond.js';
+
+/** A failure as REST answers it: the classifier's decision, and the headers its code carries. */
+function answerOf(error: unknown): ClassifiedError & { headers: Record<string, string> } {
+  const classified = classifyError(error);
+  const headers: Record<string, string> = {};
+  // A missing token where one is needed: say how to authenticate.
+  if (classified.body.code === 'UNAUTHENTICATED') headers['www-authenticate'] = WWW_AUTHENTICATE;
+  // A stale If-Match: the version that is current.
+  if (error instanceof PreconditionFailed) headers.etag = versionTag(error.currentVersion);
+  if (error instanceof KeyInFlight) headers['retry-after'] = String(error.retryAfterSeconds);
+  return { ...classified, headers };
+}
+
+/** The response a failure gets, as an Idempotency-Key records it (src/rest/idempotent.ts). */
+export function recordedError(error: unknown): RecordedResponse {
+  const { body, headers } = answerOf(error);
+  return {
+    status: body.status,
+    headers: { 'content-type': JSON_CONTENT_TYPE, ...headers },
+    body: stringifyJson(body),
+  };
+}
 
 /**
  * The REST edge's rendering of failures in the Error shape `{code, message, status}`, with
@@ -15,7 +41,7 @@ import { sendJson } from './respond.js';
  */
 export function restErrorHandler(logger: Logger): ErrorHandler<AppEnv> {
   return (error, c) => {
-    const { body, log } = classifyError(error);
+    const { body, log, headers } = answerOf(error);
     recordFailure(body);
     logFailure(logger, log, {
       err: error,
@@ -23,12 +49,15 @@ export function restErrorHandler(logger: Logger): ErrorHandler<AppEnv> {
       method: c.req.method,
       path: c.req.path,
     });
-    return sendError(c, body);
+    return sendError(c, body, headers);
   };
 }
 
-function sendError(c: Context, body: ErrorBody): Response {
-  // A missing token where one is needed: say how to authenticate.
-  if (body.code === 'UNAUTHENTICATED') c.header('WWW-Authenticate', WWW_AUTHENTICATE);
+function sendError(
+  c: Context,
+  body: ClassifiedError['body'],
+  headers: Record<string, string>,
+): Response {
+  for (const [name, value] of Object.entries(headers)) c.header(name, value);
   return sendJson(c, body.status as ContentfulStatusCode, body);
 }

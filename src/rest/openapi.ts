@@ -39,6 +39,11 @@ const codeMeanings = (config: Config): Partial<Record<ErrorCode, string>> => ({
   RATE_LIMITED: 'over the per-client rate limit; retry after `Retry-After` seconds',
   TIMEOUT: `the request ran past its time limit of ${config.limits.requestTimeoutMs} ms`,
   UNAVAILABLE: 'the database cannot be reached; try again later',
+  PRECONDITION_FAILED:
+    'the resource has changed since the version named in `If-Match`; `ETag` names its current one',
+  IDEMPOTENCY_KEY_REUSED: 'the `Idempotency-Key` was used for a different request',
+  IDEMPOTENCY_KEY_IN_FLIGHT:
+    'the first request with this `Idempotency-Key` is still running; retry after `Retry-After` seconds',
 });
 
 const reasons: Record<number, string> = {
@@ -49,6 +54,7 @@ const reasons: Record<number, string> = {
   405: 'Method not allowed',
   409: 'Conflict',
   410: 'Gone',
+  412: 'Precondition failed',
   413: 'Payload too large',
   415: 'Unsupported media type',
   422: 'Unprocessable entity',
@@ -114,8 +120,65 @@ const ifNoneMatch = z.object({
   }),
 });
 
+/** `If-Match` on PUT, PATCH and DELETE. */
+const ifMatch = z.object({
+  'if-match': z
+    .string()
+    .optional()
+    .openapi({
+      description:
+        'The `ETag` (or several, comma-separated) of the version the change is meant for: the ' +
+        'change is made only while the resource is still at that version, else 412 ' +
+        '`PRECONDITION_FAILED` with the current `ETag`, and nothing changes. `*` only requires ' +
+        'that the resource exists. Checked and written in one atomic step: of several writers ' +
+        'holding the same version, exactly one succeeds.',
+      example: '"3"',
+    }),
+});
+
+/** `Idempotency-Key` on POST and PATCH. */
+const idempotencyKey = z.object({
+  'idempotency-key': z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .openapi({
+      description:
+        'A key the caller makes up for this request (1-255 printable ASCII characters, e.g. a ' +
+        'UUID), to retry it safely: the first request with the key runs and its response is ' +
+        'recorded with its write; a retry of the same request (method, path, body) within ' +
+        `the key's lifetime (IDEMPOTENCY_KEY_TTL_HOURS, 24 by default) gets that response again, ` +
+        'with `Idempotent-Replayed: true`, and changes nothing. The same key with another request ' +
+        'is 422 `IDEMPOTENCY_KEY_REUSED`; while the first still runs, 409 ' +
+        "`IDEMPOTENCY_KEY_IN_FLIGHT`. Keys belong to the token's subject. Responses of 500 and " +
+        'above, 401, 403 and 429 are not recorded: their retry runs anew.',
+      example: '4f1c2a8e-9b7d-4c55-8e2f-0d3b6a1c9e77',
+    }),
+});
+
+/** On the answers of a POST or PATCH sent with an `Idempotency-Key`. */
+const replayedHeader: HeaderDoc = {
+  description:
+    '`true` when this is the response recorded for the `Idempotency-Key`, sent again: the request ran before.',
+  schema: string,
+};
+
+/** `Retry-After` of 409 `IDEMPOTENCY_KEY_IN_FLIGHT` (other 409s have none). */
+const inFlightRetryAfter: HeaderDoc = {
+  description: 'With `IDEMPOTENCY_KEY_IN_FLIGHT`: seconds to wait before retrying.',
+  schema: integer,
+};
+
 /** Headers of particular error statuses. */
 const statusHeaders: Record<number, Record<string, HeaderDoc>> = {
+  412: {
+    ETag: {
+      description: "The resource's current version, as `ETag`.",
+      schema: string,
+      required: true,
+    },
+  },
   401: {
     'WWW-Authenticate': {
       description: 'The scheme to use: `Bearer`.',
@@ -136,12 +199,22 @@ const statusHeaders: Record<number, Record<string, HeaderDoc>> = {
 /** The bearer scheme: `security` on an operation names it, with the scope in `x-required-scope`. */
 export const BEARER = 'bearerAuth';
 
+/** Whether an operation takes `If-Match`: the writes to one resource. */
+const takesIfMatch = (spec: Route['spec']) =>
+  spec.method === 'put' || spec.method === 'patch' || spec.method === 'delete';
+
+/** Whether an operation takes `Idempotency-Key`: the writes that are not idempotent already. */
+const takesIdempotencyKey = (spec: Route['spec']) =>
+  spec.method === 'post' || spec.method === 'patch';
+
 /** The request errors that follow from a declaration: what is parsed, checked or retired. */
 function requestErrors(spec: Route['spec']): ErrorCode[] {
   const codes: ErrorCode[] = [];
   if (spec.params || spec.query || spec.body) codes.push('VALIDATION_FAILED');
   if (spec.body) codes.push('MALFORMED_REQUEST', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
   if (spec.deprecation) codes.push('ENDPOINT_SUNSET');
+  if (takesIfMatch(spec)) codes.push('PRECONDITION_FAILED');
+  if (takesIdempotencyKey(spec)) codes.push('IDEMPOTENCY_KEY_IN_FLIGHT', 'IDEMPOTENCY_KEY_REUSED');
   return codes;
 }
 
@@ -155,9 +228,12 @@ function errorResponse(
   extraHeaders?: Record<string, HeaderDoc>,
 ) {
   const status = errorStatus[codes[0] as ErrorCode];
+  const codeHeaders = codes.includes('IDEMPOTENCY_KEY_IN_FLIGHT')
+    ? { 'Retry-After': inFlightRetryAfter }
+    : undefined;
   const headers =
-    extraHeaders || statusHeaders[status]
-      ? { ...statusHeaders[status], ...extraHeaders }
+    extraHeaders || statusHeaders[status] || codeHeaders
+      ? { ...statusHeaders[status], ...codeHeaders, ...extraHeaders }
       : undefined;
   const meanings = codeMeanings(config);
   const meaning = (code: ErrorCode) => meanings[code] ?? code;
@@ -230,9 +306,11 @@ function operation(spec: Route['spec'], config: Config) {
   const { success } = spec;
   const read = spec.method === 'get';
   const successHeaders = {
-    ...success.headers,
     ...deprecation,
     ...(read ? validatorHeaders : {}),
+    // A resource's own ETag (its version) says more than the validators' generic one.
+    ...success.headers,
+    ...(takesIdempotencyKey(spec) ? { 'Idempotent-Replayed': replayedHeader } : {}),
     ...rateLimitHeaders,
   };
   const responses = {
@@ -278,6 +356,14 @@ function operation(spec: Route['spec'], config: Config) {
     ...(spec.scope ? { 'x-required-scope': spec.scope } : {}),
     request: {
       ...(read ? { headers: ifNoneMatch } : {}),
+      ...(takesIfMatch(spec) || takesIdempotencyKey(spec)
+        ? {
+            headers: z.object({
+              ...(takesIfMatch(spec) ? ifMatch.shape : {}),
+              ...(takesIdempotencyKey(spec) ? idempotencyKey.shape : {}),
+            }),
+          }
+        : {}),
       ...(spec.params ? { params: spec.params } : {}),
       ...(spec.query ? { query: spec.query } : {}),
       ...(spec.body

@@ -3,12 +3,16 @@ import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { strongETag } from '../cache/validators.js';
 import type { PetStatus } from '../domain/pets.js';
+import { versionOf } from '../domain/versions.js';
 import { stringifyJson } from './json.js';
 import type { Category, InventoryItem, Order, Pet } from './schemas.js';
 
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
 /**
- * A JSON response; bigints are written as exact JSON numbers. A read's answer carries its strong
- * ETag, computed here from the text (the HTTP validators would otherwise read the body back).
+ * A JSON response; bigints are written as exact JSON numbers. A read's answer carries a strong
+ * ETag: the resource's version when the caller names it, else one computed here from the text (the
+ * HTTP validators would otherwise read the body back).
  */
 export function sendJson(
   c: Context,
@@ -19,10 +23,24 @@ export function sendJson(
   const text = stringifyJson(body);
   const read = status === 200 && (c.req.method === 'GET' || c.req.method === 'HEAD');
   return c.body(text, status, {
-    'content-type': 'application/json; charset=utf-8',
-    ...(read ? { etag: strongETag(text) } : {}),
+    'content-type': JSON_CONTENT_TYPE,
+    ...(read && headers.etag === undefined ? { etag: strongETag(text) } : {}),
     ...headers,
   });
+}
+
+/**
+ * The strong ETag naming a resource's version: the version (GraphQL's `version`) in quotes. Every
+ * write bumps it, so the same tag is always the same representation.
+ */
+export const versionTag = (version: string): string => `"${version}"`;
+
+/** The ETag header of a response holding one resource at its version. */
+export const etagOf = (row: { version: number }) => ({ etag: versionTag(versionOf(row)) });
+
+/** 200 with one resource and its version as the ETag. */
+export function sendResource(c: Context, body: unknown, row: { version: number }): Response {
+  return sendJson(c, 200, body, etagOf(row));
 }
 
 /** A page of a list, with the number of matching items in X-Total-Count. */
@@ -30,9 +48,16 @@ export function sendPage(c: Context, items: unknown[], total: number): Response 
   return sendJson(c, 200, items, { 'x-total-count': String(total) });
 }
 
-/** 201 with the new resource and its path in Location (the collection path plus the id). */
-export function sendCreated(c: Context, body: unknown, id: bigint): Response {
-  return sendJson(c, 201, body, { location: `${c.req.path}/${id}` });
+/**
+ * 201 with the new resource, its path in Location (the collection path plus the id) and its
+ * version as the ETag.
+ */
+export function sendCreated(
+  c: Context,
+  body: unknown,
+  row: { id: bigint; version: number },
+): Response {
+  return sendJson(c, 201, body, { location: `${c.req.path}/${row.id}`, ...etagOf(row) });
 }
 
 export function sendNoContent(c: Context): Response {

@@ -22,7 +22,7 @@ const layers: readonly (readonly string[])[] = [
   ['http'],
   ['observability'],
   ['redis'],
-  ['changes', 'cache', 'rate-limit'],
+  ['changes', 'cache', 'rate-limit', 'idempotency'],
   ['graphql', 'rest'],
   ['app'],
   ['server'],

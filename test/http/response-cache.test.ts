@@ -98,7 +98,8 @@ describeDb('the response cache and HTTP validators', () => {
     expect(restFirst.status).toBe(200);
     expect(restFirst.headers.get('cache-control')).toBe('no-cache');
     const restTag = restFirst.headers.get('etag') as string;
-    expect(restTag).toMatch(/^"[\w-]{32}"$/);
+    // One resource: its version (a list's tag is a hash of its body).
+    expect(restTag).toMatch(/^"\d+"$/);
     const restAgain = await rest(anonymous, 'GET', `/store/inventory/${pet.id}`, {
       headers: { 'if-none-match': `"other", ${restTag}` },
     });

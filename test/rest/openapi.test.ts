@@ -161,6 +161,7 @@ it('documents every error response with the Error schema and the codes it carrie
     }
   }
   expect(operation('/store/orders', 'post').responses['409']?.['x-error-codes']).toEqual([
+    'IDEMPOTENCY_KEY_IN_FLIGHT',
     'PET_NOT_AVAILABLE',
     'INSUFFICIENT_STOCK',
   ]);

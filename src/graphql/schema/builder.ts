@@ -1,6 +1,7 @@
 import SchemaBuilder from '@pothos/core';
 import DirectivesPlugin from '@pothos/plugin-directives';
 import PrismaPlugin from '@pothos/plugin-prisma';
+import type { Db } from '../../db/client.js';
 import type PrismaTypes from '../../generated/pothos-types.js';
 import { getDatamodel } from '../../generated/pothos-types.js';
 import type { GraphQLContext } from '../context.js';
@@ -47,7 +48,8 @@ export const builder = new SchemaBuilder<{
   // Lets graphql-tools print the directives into the published SDL.
   directives: { useGraphQLToolsUnorderedDirectives: true },
   prisma: {
-    client: (ctx) => ctx.domain.db,
+    // Never queried through (see above); a transaction's client has the same model delegates.
+    client: (ctx) => ctx.domain.db as Db,
     dmmf: getDatamodel(),
     onUnusedQuery: null,
   },

@@ -11,12 +11,19 @@ import { buildConnection, connectionArgs, connectionPage } from './connection.js
 import { connectionCost, mutationCost } from './cost-directives.js';
 import { PetConnection } from './pet.js';
 import { PetStatus } from './pet-status.js';
+import {
+  ifVersionDescription,
+  ifVersionOf,
+  resolveVersion,
+  versionDescription,
+} from './version.js';
 
 export const Category = builder.prismaObject('Category', {
   fields: (t) => ({
     id: t.id({ resolve: (category) => String(category.id) }),
     name: t.exposeString('name'),
     description: t.exposeString('description', { nullable: true }),
+    version: t.string({ description: versionDescription('category'), resolve: resolveVersion }),
     pets: t.field({
       type: PetConnection,
       args: { ...connectionArgs, status: t.arg({ type: PetStatus }) },
@@ -74,12 +81,21 @@ builder.mutationFields((t) => ({
   updateCategory: t.field({
     directives: mutationCost,
     type: Category,
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: NewCategory, required: true }) },
-    resolve: (_root, args, ctx) => updateCategory(ctx.domain, args.id, args.input),
+    args: {
+      id: t.arg.id({ required: true }),
+      input: t.arg({ type: NewCategory, required: true }),
+      ifVersion: t.arg.string({ description: ifVersionDescription('category') }),
+    },
+    resolve: (_root, args, ctx) =>
+      updateCategory(ctx.domain, args.id, args.input, ifVersionOf(args.ifVersion)),
   }),
   deleteCategory: t.id({
     directives: mutationCost,
-    args: { id: t.arg.id({ required: true }) },
-    resolve: async (_root, args, ctx) => String(await deleteCategory(ctx.domain, args.id)),
+    args: {
+      id: t.arg.id({ required: true }),
+      ifVersion: t.arg.string({ description: ifVersionDescription('category') }),
+    },
+    resolve: async (_root, args, ctx) =>
+      String(await deleteCategory(ctx.domain, args.id, ifVersionOf(args.ifVersion))),
   }),
 }));

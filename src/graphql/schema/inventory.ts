@@ -7,6 +7,12 @@ import { builder } from './builder.js';
 import { connectionArgs, connectionType, resolveListConnection } from './connection.js';
 import { connectionCost, mutationCost } from './cost-directives.js';
 import { PetStatus } from './pet-status.js';
+import {
+  ifVersionDescription,
+  ifVersionOf,
+  resolveVersion,
+  versionDescription,
+} from './version.js';
 
 /** The pet of an inventory item (its status is the item's). */
 export function petOf(item: { petId: bigint }, ctx: GraphQLContext) {
@@ -21,6 +27,10 @@ export const InventoryItem = builder.prismaObject('InventoryItem', {
     status: t.field({
       type: PetStatus,
       resolve: async (item, _args, ctx) => (await petOf(item, ctx)).status,
+    }),
+    version: t.string({
+      description: versionDescription('inventory item'),
+      resolve: resolveVersion,
     }),
   }),
 });
@@ -59,8 +69,10 @@ builder.mutationFields((t) => ({
     args: {
       petId: t.arg.id({ required: true }),
       input: t.arg({ type: InventoryUpdate, required: true }),
+      ifVersion: t.arg.string({ description: ifVersionDescription('stock') }),
     },
-    resolve: (_root, args, ctx) => updateInventory(ctx.domain, args.petId, args.input.quantity),
+    resolve: (_root, args, ctx) =>
+      updateInventory(ctx.domain, args.petId, args.input.quantity, ifVersionOf(args.ifVersion)),
   }),
 }));
 

@@ -9,6 +9,12 @@ import {
 import { builder } from './builder.js';
 import { connectionArgs, connectionType, resolveListConnection } from './connection.js';
 import { connectionCost, mutationCost } from './cost-directives.js';
+import {
+  ifVersionDescription,
+  ifVersionOf,
+  resolveVersion,
+  versionDescription,
+} from './version.js';
 
 export const Order = builder.prismaObject('Order', {
   fields: (t) => ({
@@ -17,6 +23,7 @@ export const Order = builder.prismaObject('Order', {
     quantity: t.exposeInt('quantity'),
     shipDate: t.expose('shipDate', { type: 'DateTime', nullable: true }),
     complete: t.exposeBoolean('complete'),
+    version: t.string({ description: versionDescription('order'), resolve: resolveVersion }),
   }),
 });
 
@@ -71,12 +78,21 @@ builder.mutationFields((t) => ({
   updateOrder: t.field({
     directives: mutationCost,
     type: Order,
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: OrderUpdate, required: true }) },
-    resolve: (_root, args, ctx) => updateOrder(ctx.domain, args.id, args.input),
+    args: {
+      id: t.arg.id({ required: true }),
+      input: t.arg({ type: OrderUpdate, required: true }),
+      ifVersion: t.arg.string({ description: ifVersionDescription('order') }),
+    },
+    resolve: (_root, args, ctx) =>
+      updateOrder(ctx.domain, args.id, args.input, ifVersionOf(args.ifVersion)),
   }),
   cancelOrder: t.id({
     directives: mutationCost,
-    args: { id: t.arg.id({ required: true }) },
-    resolve: async (_root, args, ctx) => String(await cancelOrder(ctx.domain, args.id)),
+    args: {
+      id: t.arg.id({ required: true }),
+      ifVersion: t.arg.string({ description: ifVersionDescription('order') }),
+    },
+    resolve: async (_root, args, ctx) =>
+      String(await cancelOrder(ctx.domain, args.id, ifVersionOf(args.ifVersion))),
   }),
 }));

@@ -13,6 +13,12 @@ import {
 import { connectionCost, mutationCost } from './cost-directives.js';
 import { OrderConnection } from './order.js';
 import { PetStatus } from './pet-status.js';
+import {
+  ifVersionDescription,
+  ifVersionOf,
+  resolveVersion,
+  versionDescription,
+} from './version.js';
 
 export const Pet = builder.prismaObject('Pet', {
   fields: (t) => ({
@@ -20,6 +26,7 @@ export const Pet = builder.prismaObject('Pet', {
     name: t.exposeString('name'),
     categoryId: t.id({ resolve: (pet) => String(pet.categoryId) }),
     status: t.expose('status', { type: PetStatus }),
+    version: t.string({ description: versionDescription('pet'), resolve: resolveVersion }),
     orders: t.field({
       type: OrderConnection,
       // Nullable: a caller without orders:read keeps the pet and gets this field's error.
@@ -84,12 +91,21 @@ builder.mutationFields((t) => ({
   updatePet: t.field({
     directives: mutationCost,
     type: Pet,
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: NewPet, required: true }) },
-    resolve: (_root, args, ctx) => updatePet(ctx.domain, args.id, args.input),
+    args: {
+      id: t.arg.id({ required: true }),
+      input: t.arg({ type: NewPet, required: true }),
+      ifVersion: t.arg.string({ description: ifVersionDescription('pet') }),
+    },
+    resolve: (_root, args, ctx) =>
+      updatePet(ctx.domain, args.id, args.input, ifVersionOf(args.ifVersion)),
   }),
   deletePet: t.id({
     directives: mutationCost,
-    args: { id: t.arg.id({ required: true }) },
-    resolve: async (_root, args, ctx) => String(await deletePet(ctx.domain, args.id)),
+    args: {
+      id: t.arg.id({ required: true }),
+      ifVersion: t.arg.string({ description: ifVersionDescription('pet') }),
+    },
+    resolve: async (_root, args, ctx) =>
+      String(await deletePet(ctx.domain, args.id, ifVersionOf(args.ifVersion))),
   }),
 }));

@@ -2,10 +2,11 @@ import { z } from '@hono/zod-openapi';
 import * as categories from '../../domain/categories.js';
 import { parseId } from '../../domain/ids.js';
 import { notFound } from '../../domain/not-found.js';
-import { presentCategory, sendCreated, sendJson, sendNoContent } from '../respond.js';
+import { ifMatch } from '../conditional.js';
+import { presentCategory, sendCreated, sendJson, sendNoContent, sendResource } from '../respond.js';
 import { defineRoute } from '../route.js';
 import { Category, idParam, NewCategory } from '../schemas.js';
-import { created, noContent, ok } from './success.js';
+import { created, noContent, ok, one } from './success.js';
 
 const categoryPath = z.object({ categoryId: idParam('categoryId', 'The category id.') });
 
@@ -50,7 +51,7 @@ export const createCategory = defineRoute(
   },
   async (c, { body }, { domain }) => {
     const category = await categories.createCategory(domain, body);
-    return sendCreated(c, presentCategory(category), category.id);
+    return sendCreated(c, presentCategory(category), category);
   },
 );
 
@@ -64,13 +65,13 @@ export const getCategory = defineRoute(
     summary: 'Read a category',
     description: 'One category by id; 404 CATEGORY_NOT_FOUND when there is none.',
     params: categoryPath,
-    success: ok(Category, 'The category.'),
+    success: one(Category, 'The category.'),
     errors: ['CATEGORY_NOT_FOUND'],
   },
   async (c, { params }, { domain }) => {
     const id = parseId(params.categoryId, 'categoryId');
     const category = (await categories.getCategory(domain, id)) ?? notFound('category', id);
-    return sendJson(c, 200, presentCategory(category));
+    return sendResource(c, presentCategory(category), category);
   },
 );
 
@@ -87,12 +88,13 @@ export const replaceCategory = defineRoute(
       'category the example of `POST /categories` creates on the sample data.',
     params: createdCategoryPath,
     body: NewCategory,
-    success: ok(Category, 'The category as replaced.'),
+    success: one(Category, 'The category as replaced.'),
     errors: ['CATEGORY_NOT_FOUND', 'CATEGORY_NAME_TAKEN'],
   },
   async (c, { params, body }, { domain }) => {
     const id = parseId(params.categoryId, 'categoryId');
-    return sendJson(c, 200, presentCategory(await categories.updateCategory(domain, id, body)));
+    const category = await categories.updateCategory(domain, id, body, ifMatch(c));
+    return sendResource(c, presentCategory(category), category);
   },
 );
 
@@ -113,7 +115,7 @@ export const deleteCategory = defineRoute(
     errors: ['CATEGORY_NOT_FOUND', 'CATEGORY_IN_USE'],
   },
   async (c, { params }, { domain }) => {
-    await categories.deleteCategory(domain, parseId(params.categoryId, 'categoryId'));
+    await categories.deleteCategory(domain, parseId(params.categoryId, 'categoryId'), ifMatch(c));
     return sendNoContent(c);
   },
 );

@@ -3,11 +3,12 @@ import type { DomainContext } from '../../domain/context.js';
 import { parseId } from '../../domain/ids.js';
 import * as inventory from '../../domain/inventory.js';
 import { notFound } from '../../domain/not-found.js';
+import { ifMatch } from '../conditional.js';
 import { pageOf } from '../query.js';
-import { presentInventoryItem, sendJson, sendPage } from '../respond.js';
+import { presentInventoryItem, sendPage, sendResource } from '../respond.js';
 import { defineRoute } from '../route.js';
 import { InventoryItem, InventoryUpdate, idParam, pagingQuery } from '../schemas.js';
-import { ok, page } from './success.js';
+import { one, page } from './success.js';
 
 const petPath = z.object({ petId: idParam('petId', 'The pet id.') });
 
@@ -47,12 +48,12 @@ export const getInventoryItem = defineRoute(
     summary: "Read a pet's stock",
     description: "One pet's stock and status; 404 PET_NOT_FOUND when there is no such pet.",
     params: petPath,
-    success: ok(InventoryItem, "The pet's inventory item."),
+    success: one(InventoryItem, "The pet's inventory item."),
     errors: ['PET_NOT_FOUND'],
   },
   async (c, { params }, { domain }) => {
     const item = await requireItem(domain, parseId(params.petId, 'petId'));
-    return sendJson(c, 200, presentInventoryItem(item));
+    return sendResource(c, presentInventoryItem(item), item);
   },
 );
 
@@ -70,12 +71,13 @@ export const updateInventory = defineRoute(
     stability: 'beta',
     params: petPath,
     body: InventoryUpdate,
-    success: ok(InventoryItem, 'The inventory item as set.'),
+    success: one(InventoryItem, 'The inventory item as set.'),
     errors: ['PET_NOT_FOUND'],
   },
   async (c, { params, body }, { domain }) => {
     const petId = parseId(params.petId, 'petId');
-    await inventory.updateInventory(domain, petId, body.quantity);
-    return sendJson(c, 200, presentInventoryItem(await requireItem(domain, petId)));
+    await inventory.updateInventory(domain, petId, body.quantity, ifMatch(c));
+    const item = await requireItem(domain, petId);
+    return sendResource(c, presentInventoryItem(item), item);
   },
 );

@@ -2,11 +2,12 @@ import { z } from '@hono/zod-openapi';
 import { parseId } from '../../domain/ids.js';
 import { notFound } from '../../domain/not-found.js';
 import * as orders from '../../domain/orders.js';
+import { ifMatch } from '../conditional.js';
 import { pageOf, queryBoolean } from '../query.js';
-import { presentOrder, sendCreated, sendJson, sendNoContent, sendPage } from '../respond.js';
+import { presentOrder, sendCreated, sendNoContent, sendPage, sendResource } from '../respond.js';
 import { defineRoute } from '../route.js';
 import { idParam, NewOrder, Order, OrderUpdate, pagingQuery, queryParam } from '../schemas.js';
-import { created, noContent, ok, page } from './success.js';
+import { created, noContent, one, page } from './success.js';
 
 const orderPath = z.object({ orderId: idParam('orderId', 'The order id.') });
 
@@ -59,7 +60,7 @@ export const placeOrder = defineRoute(
   },
   async (c, { body }, { domain }) => {
     const order = await orders.placeOrder(domain, body);
-    return sendCreated(c, presentOrder(order), order.id);
+    return sendCreated(c, presentOrder(order), order);
   },
 );
 
@@ -73,13 +74,13 @@ export const getOrder = defineRoute(
     summary: 'Read an order',
     description: 'One order by id; 404 ORDER_NOT_FOUND when there is none.',
     params: orderPath,
-    success: ok(Order, 'The order.'),
+    success: one(Order, 'The order.'),
     errors: ['ORDER_NOT_FOUND'],
   },
   async (c, { params }, { domain }) => {
     const id = parseId(params.orderId, 'orderId');
     const order = (await orders.getOrder(domain, id)) ?? notFound('order', id);
-    return sendJson(c, 200, presentOrder(order));
+    return sendResource(c, presentOrder(order), order);
   },
 );
 
@@ -96,12 +97,13 @@ export const updateOrder = defineRoute(
       'its ship date is `ORDER_ALREADY_COMPLETE`.',
     params: orderPath,
     body: OrderUpdate,
-    success: ok(Order, 'The order as changed.'),
+    success: one(Order, 'The order as changed.'),
     errors: ['ORDER_NOT_FOUND', 'ORDER_ALREADY_COMPLETE'],
   },
   async (c, { params, body }, { domain }) => {
-    const order = await orders.updateOrder(domain, parseId(params.orderId, 'orderId'), body);
-    return sendJson(c, 200, presentOrder(order));
+    const id = parseId(params.orderId, 'orderId');
+    const order = await orders.updateOrder(domain, id, body, ifMatch(c));
+    return sendResource(c, presentOrder(order), order);
   },
 );
 
@@ -122,7 +124,7 @@ export const cancelOrder = defineRoute(
     errors: ['ORDER_NOT_FOUND', 'ORDER_ALREADY_COMPLETE'],
   },
   async (c, { params }, { domain }) => {
-    await orders.cancelOrder(domain, parseId(params.orderId, 'orderId'));
+    await orders.cancelOrder(domain, parseId(params.orderId, 'orderId'), ifMatch(c));
     return sendNoContent(c);
   },
 );

@@ -2,11 +2,12 @@ import { z } from '@hono/zod-openapi';
 import { parseId } from '../../domain/ids.js';
 import { notFound } from '../../domain/not-found.js';
 import * as pets from '../../domain/pets.js';
+import { ifMatch } from '../conditional.js';
 import { pageOf } from '../query.js';
-import { presentPet, sendCreated, sendJson, sendNoContent, sendPage } from '../respond.js';
+import { presentPet, sendCreated, sendNoContent, sendPage, sendResource } from '../respond.js';
 import { type Deprecation, defineRoute } from '../route.js';
 import { idParam, NewPet, Pet, PetStatus, Pets, pagingQuery, queryParam } from '../schemas.js';
-import { created, noContent, ok, page } from './success.js';
+import { created, noContent, one, page } from './success.js';
 
 const petPath = z.object({ petId: idParam('petId', 'The pet id.') });
 
@@ -65,7 +66,7 @@ export const createPet = defineRoute(
   },
   async (c, { body }, { domain }) => {
     const pet = await pets.createPet(domain, body);
-    return sendCreated(c, presentPet(pet), pet.id);
+    return sendCreated(c, presentPet(pet), pet);
   },
 );
 
@@ -83,12 +84,13 @@ export const getPetById = defineRoute(
       '`ENDPOINT_SUNSET`.',
     params: petPath,
     deprecation: petByIdDeprecation,
-    success: ok(Pet, 'The pet.'),
+    success: one(Pet, 'The pet.'),
     errors: ['PET_NOT_FOUND'],
   },
   async (c, { params }, { shared }) => {
     const id = parseId(params.petId, 'petId');
-    return sendJson(c, 200, presentPet((await shared.pets.load(id)) ?? notFound('pet', id)));
+    const pet = (await shared.pets.load(id)) ?? notFound('pet', id);
+    return sendResource(c, presentPet(pet), pet);
   },
 );
 
@@ -103,12 +105,12 @@ export const replacePet = defineRoute(
     description: 'A full replacement; without `status` the pet keeps its status.',
     params: petPath,
     body: NewPet,
-    success: ok(Pet, 'The pet as replaced.'),
+    success: one(Pet, 'The pet as replaced.'),
     errors: ['PET_NOT_FOUND', 'UNKNOWN_CATEGORY'],
   },
   async (c, { params, body }, { domain }) => {
-    const pet = await pets.updatePet(domain, parseId(params.petId, 'petId'), body);
-    return sendJson(c, 200, presentPet(pet));
+    const pet = await pets.updatePet(domain, parseId(params.petId, 'petId'), body, ifMatch(c));
+    return sendResource(c, presentPet(pet), pet);
   },
 );
 
@@ -128,7 +130,7 @@ export const deletePet = defineRoute(
     errors: ['PET_NOT_FOUND', 'PET_HAS_ORDERS'],
   },
   async (c, { params }, { domain }) => {
-    await pets.deletePet(domain, parseId(params.petId, 'petId'));
+    await pets.deletePet(domain, parseId(params.petId, 'petId'), ifMatch(c));
     return sendNoContent(c);
   },
 );

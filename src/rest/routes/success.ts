@@ -1,5 +1,15 @@
 import type { z } from '@hono/zod-openapi';
-import type { SuccessDoc } from '../route.js';
+import type { HeaderDoc, SuccessDoc } from '../route.js';
+
+/** The ETag of a response holding one resource. */
+export const versionETag: HeaderDoc = {
+  description:
+    "A strong validator naming the resource's version (GraphQL's `version` in quotes), which " +
+    'every change of the resource changes: send it in `If-Match` to change the resource only ' +
+    'while it is still this version, or in `If-None-Match` to get 304 while it is.',
+  schema: { type: 'string' },
+  required: true,
+};
 
 /** Success responses of the usual kinds, with the headers the contract promises. */
 
@@ -7,6 +17,14 @@ export const ok = (schema: z.ZodType, description: string): SuccessDoc => ({
   status: 200,
   description,
   schema,
+});
+
+/** 200 with one resource, whose version is the strong ETag. */
+export const one = (schema: z.ZodType, description: string): SuccessDoc => ({
+  status: 200,
+  description,
+  schema,
+  headers: { ETag: versionETag },
 });
 
 export const page = (schema: z.ZodType, description: string): SuccessDoc => ({
@@ -32,6 +50,7 @@ export const created = (schema: z.ZodType, description: string): SuccessDoc => (
       schema: { type: 'string' },
       required: true,
     },
+    ETag: versionETag,
   },
 });
 

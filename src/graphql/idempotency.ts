@@ -1,0 +1,244 @@
+import {
+  type DocumentNode,
+  type ExecutionResult,
+  GraphQLError,
+  Kind,
+  type SelectionSetNode,
+  Source,
+} from 'graphql';
+import { createGraphQLError, type Plugin } from 'graphql-yoga';
+import { createSharedReads } from '../db/shared-reads.js';
+import { type ErrorCode, errorStatus } from '../domain/errors.js';
+import {
+  fingerprint,
+  IDEMPOTENCY_KEY,
+  IDEMPOTENT_REPLAYED,
+  type Idempotency,
+  isRecorded,
+  KeyInFlight,
+  parseKey,
+  type RecordedResponse,
+} from '../idempotency/keys.js';
+import type { GraphQLContext } from './context.js';
+import { errorCodeOf } from './errors.js';
+import { createLoaders } from './loaders.js';
+import { operationOf } from './operation.js';
+import { refuse } from './request-errors.js';
+
+/** The fields a selection set selects at its top, through fragments. */
+function topFields(
+  set: SelectionSetNode,
+  document: DocumentNode,
+  seen = new Set<string>(),
+): number {
+  let count = 0;
+  for (const selection of set.selections) {
+    if (selection.kind === Kind.FIELD) count++;
+    else if (selection.kind === Kind.INLINE_FRAGMENT)
+      count += topFields(selection.selectionSet, document, seen);
+    else if (!seen.has(selection.name.value)) {
+      seen.add(selection.name.value);
+      const fragment = document.definitions.find(
+        (definition) =>
+          definition.kind === Kind.FRAGMENT_DEFINITION &&
+          definition.name.value === selection.name.value,
+      );
+      if (fragment?.kind === Kind.FRAGMENT_DEFINITION)
+        count += topFields(fragment.selectionSet, document, seen);
+    }
+  }
+  return count;
+}
+
+/** The errors of a result as the edge sends them (masked), for the record. */
+type Masker = (error: unknown) => Error;
+
+/**
+ * The status a result counts as for its record: the largest of its errors' (200 without), so that
+ * a mutation refused for authorisation or failed with a 5xx is not kept.
+ */
+function statusOf(result: ExecutionResult): number {
+  const statuses = (result.errors ?? []).map(
+    (error) => errorStatus[errorCodeOf(error) as ErrorCode] ?? 500,
+  );
+  return Math.max(200, ...statuses);
+}
+
+/**
+ * A result as it is recorded: its data and masked errors (the `extensions` the pipeline adds after
+ * execution, such as the cost, are added again to a replay).
+ */
+function recordOf(result: ExecutionResult, mask: Masker): RecordedResponse {
+  const errors = result.errors?.map((error) => mask(error) as GraphQLError);
+  return {
+    status: statusOf(result),
+    headers: {},
+    body: JSON.stringify(errors ? { errors, data: result.data ?? null } : { data: result.data }),
+  };
+}
+
+/** The offset in `text` of a line and column (both from 1), as GraphQL's locations count them. */
+function offsetOf(text: string, { line, column }: { line: number; column: number }): number {
+  let offset = 0;
+  for (let current = 1; current < line; current++) {
+    const next = text.indexOf('\n', offset);
+    if (next < 0) break;
+    offset = next + 1;
+  }
+  return offset + column - 1;
+}
+
+/**
+ * A recorded result, as execution would have given it: errors again GraphQL errors, located in
+ * `document` (the same text as the first time: the request is the same).
+ */
+function resultOf(recorded: RecordedResponse, document: string): ExecutionResult {
+  const body = JSON.parse(recorded.body) as {
+    data: Record<string, unknown> | null;
+    errors?: {
+      message: string;
+      path?: (string | number)[];
+      locations?: { line: number; column: number }[];
+      extensions?: Record<string, unknown>;
+    }[];
+  };
+  const source = new Source(document);
+  const errors = body.errors?.map(
+    (error) =>
+      new GraphQLError(error.message, {
+        path: error.path,
+        extensions: error.extensions,
+        ...(error.locations
+          ? { source, positions: error.locations.map((at) => offsetOf(document, at)) }
+          : {}),
+      }),
+  );
+  // In the order graphql-js writes a result.
+  return errors ? { errors, data: body.data } : { data: body.data };
+}
+
+/** The mutation field itself failed: nothing of it was written, nothing of it must be kept. */
+const fieldFailed = (result: ExecutionResult) =>
+  (result.errors ?? []).some((error) => (error.path?.length ?? 0) <= 1);
+
+/** Thrown through the transaction so that it rolls back, carrying the result to answer. */
+class FailedMutation extends Error {
+  constructor(readonly result: ExecutionResult) {
+    super('the mutation failed');
+  }
+}
+
+type Context = GraphQLContext & {
+  /** Who the caller counts as: the token's subject (src/graphql/yoga.ts, ServerContext). */
+  client: string;
+  request?: Request;
+  params?: { query?: unknown; operationName?: unknown; variables?: unknown };
+};
+
+/**
+ * `Idempotency-Key` on `POST /graphql`, for a document that runs exactly one mutation field: the
+ * mutation runs whole in one transaction (its reads and writes, the loaders included), and the
+ * result is recorded in that transaction; a retry of the same request (document, operation name,
+ * variables) gets the recorded result again, with `Idempotent-Replayed: true`, and runs nothing.
+ * A key on a batch or on a document with several mutation fields is 400; on a query, ignored.
+ * Keys belong to the caller (the token's subject); an anonymous mutation is refused anyway.
+ */
+export function idempotentMutations(keys: Idempotency, mask: Masker): Plugin<Context> {
+  const replayed = new WeakSet<Request>();
+  const keyOf = (request: Request | undefined) =>
+    request?.method === 'POST' ? (request.headers.get(IDEMPOTENCY_KEY) ?? undefined) : undefined;
+  return {
+    onRequestParse({ request }) {
+      if (keyOf(request) === undefined) return;
+      return {
+        onRequestParseDone({ requestParserResult }) {
+          if (Array.isArray(requestParserResult))
+            throw refuse(
+              'VALIDATION_FAILED',
+              `${IDEMPOTENCY_KEY} cannot be sent with a batch: send each mutation alone, with its own key`,
+            );
+        },
+      };
+    },
+    async onExecute({ args, executeFn, setExecuteFn, setResultAndStopExecution }) {
+      const context = args.contextValue;
+      const header = keyOf(context.request);
+      if (header === undefined) return;
+      const operation = operationOf(args.document, args.operationName);
+      if (operation?.operation !== 'mutation') return;
+      if (topFields(operation.selectionSet, args.document) !== 1)
+        throw refuse(
+          'VALIDATION_FAILED',
+          `${IDEMPOTENCY_KEY} needs a document with exactly one mutation field: send each mutation alone, with its own key`,
+        );
+      const key = (() => {
+        try {
+          return parseKey(header);
+        } catch (error) {
+          throw refuse('VALIDATION_FAILED', (error as Error).message);
+        }
+      })();
+      // Anonymous: the mutation is refused (401), which is never recorded.
+      if (!context.domain.viewer.authenticated) return;
+      const params = context.params ?? {};
+      const print = fingerprint(
+        'POST /graphql',
+        String(params.query ?? ''),
+        String(params.operationName ?? ''),
+        JSON.stringify(args.variableValues ?? {}),
+      );
+      let begun: Awaited<ReturnType<Idempotency['begin']>>;
+      try {
+        begun = await keys.begin(context.client, key, print);
+      } catch (error) {
+        if (error instanceof KeyInFlight) {
+          throw createGraphQLError(error.message, {
+            extensions: {
+              code: error.code,
+              status: error.status,
+              http: {
+                status: error.status,
+                headers: { 'Retry-After': String(error.retryAfterSeconds) },
+              },
+            },
+          });
+        }
+        if (error instanceof Error && 'code' in error && error.code === 'IDEMPOTENCY_KEY_REUSED')
+          throw refuse('IDEMPOTENCY_KEY_REUSED', error.message);
+        throw error;
+      }
+      if (begun.kind === 'replay') {
+        if (context.request) replayed.add(context.request);
+        setResultAndStopExecution(resultOf(begun.response, String(params.query ?? '')));
+        return;
+      }
+      const { request } = begun;
+      setExecuteFn(async (execution) => {
+        const graphqlContext = execution.contextValue as Context;
+        try {
+          return await request.commit(async ({ db, changes }) => {
+            const domain = { ...graphqlContext.domain, db, changes };
+            Object.assign(graphqlContext, {
+              domain,
+              loaders: createLoaders(domain, createSharedReads(db), { cache: false }),
+            });
+            const result = (await executeFn(execution)) as ExecutionResult;
+            if (fieldFailed(result)) throw new FailedMutation(result);
+            return { value: result, response: recordOf(result, mask) };
+          });
+        } catch (error) {
+          if (!(error instanceof FailedMutation)) {
+            await request.fail(undefined);
+            throw error;
+          }
+          const recorded = isRecorded(statusOf(error.result));
+          await request.fail(recorded ? recordOf(error.result, mask) : undefined);
+          return error.result;
+        }
+      });
+    },
+    onResponse({ request, response }) {
+      if (replayed.has(request)) response.headers.set(IDEMPOTENT_REPLAYED, 'true');
+    },
+  };
+}

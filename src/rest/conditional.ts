@@ -1,0 +1,38 @@
+import type { Context } from 'hono';
+import { validationFailed } from '../domain/errors.js';
+import type { IfVersion } from '../domain/versions.js';
+
+/** One list member of `If-Match`: an entity tag, weak or strong, and the comma after it. */
+const member = /\s*(?:(W\/)?"([\x21\x23-\x7e\x80-\xff]*)")?\s*(?:,|$)/y;
+
+/**
+ * The versions `If-Match` accepts (RFC 9110 §13.1.1): `*` (the resource must exist) or a list of
+ * entity tags, compared strongly, so a weak tag (`W/"3"`) never matches. Undefined without the
+ * header; a value that is not entity tags is 400.
+ */
+export function parseIfMatch(header: string | undefined): IfVersion | undefined {
+  if (header === undefined) return undefined;
+  const value = header.trim();
+  if (value === '*') return '*';
+  const versions: string[] = [];
+  let tags = 0;
+  member.lastIndex = 0;
+  while (member.lastIndex < value.length) {
+    const start = member.lastIndex;
+    const match = member.exec(value);
+    if (!match || member.lastIndex === start) break;
+    if (match[2] === undefined) continue;
+    tags++;
+    if (!match[1]) versions.push(match[2]);
+  }
+  if (member.lastIndex < value.length || tags === 0) {
+    throw validationFailed(
+      'If-Match must be * or a comma-separated list of entity tags, e.g. "3" as sent in ETag',
+    );
+  }
+  return versions;
+}
+
+/** The request's `If-Match`, as the domain's condition on the version it writes. */
+export const ifMatch = (c: Context): IfVersion | undefined =>
+  parseIfMatch(c.req.header('if-match'));

@@ -1,0 +1,228 @@
+import { randomUUID } from 'node:crypto';
+import { expect, it } from 'vitest';
+import { graphql as gql } from '../generated/index.js';
+import { describeDb, useTestApp } from '../helpers/app.js';
+import { makePet, stockOf } from '../helpers/factories.js';
+import { errorCodes, graphql, graphqlRequest } from '../helpers/graphql.js';
+import { rest } from '../helpers/rest.js';
+
+const PetVersion = gql(`
+  query PetVersion($id: ID!) {
+    pet(id: $id) { id version inventory { version } category { version } }
+  }
+`);
+
+const RenamePet = gql(`
+  mutation RenamePet($id: ID!, $input: NewPet!, $ifVersion: String) {
+    updatePet(id: $id, input: $input, ifVersion: $ifVersion) { name version }
+  }
+`);
+
+const SetStock = gql(`
+  mutation SetStock($petId: ID!, $quantity: Int!, $ifVersion: String) {
+    updateInventory(petId: $petId, input: { quantity: $quantity }, ifVersion: $ifVersion) {
+      quantity
+      version
+    }
+  }
+`);
+
+const PlaceOrder = gql(`
+  mutation KeyedPlaceOrder($input: NewOrder!) {
+    placeOrder(input: $input) { id quantity version pet { status inventory { quantity } } }
+  }
+`);
+
+describeDb('versions, ifVersion and Idempotency-Key over GraphQL', () => {
+  const app = useTestApp();
+
+  it('exposes version, the same value as the REST ETag without quotes', async () => {
+    const pet = await makePet(app());
+    const read = await graphql(app(), PetVersion, { id: String(pet.id) });
+    expect(read.data?.pet).toEqual({
+      id: String(pet.id),
+      version: '1',
+      inventory: { version: '1' },
+      category: { version: '1' },
+    });
+    const rested = await rest(app(), 'GET', `/store/inventory/${pet.id}`);
+    expect(rested.headers.get('etag')).toBe(`"${read.data?.pet?.inventory.version}"`);
+  });
+
+  it('writes only over ifVersion: PRECONDITION_FAILED otherwise, and nothing changes', async () => {
+    const pet = await makePet(app(), { name: 'Before' });
+    const input = { name: 'After', categoryId: String(pet.categoryId) };
+    const done = await graphql(app(), RenamePet, { id: String(pet.id), input, ifVersion: '1' });
+    expect(done.data?.updatePet).toEqual({ name: 'After', version: '2' });
+    const stale = await graphql(app(), RenamePet, {
+      id: String(pet.id),
+      input: { ...input, name: 'Lost' },
+      ifVersion: '1',
+    });
+    expect(stale.status).toBe(200);
+    expect(stale.data).toBeNull();
+    expect(stale.errors?.[0]).toMatchObject({
+      path: ['updatePet'],
+      extensions: { code: 'PRECONDITION_FAILED', status: 412 },
+    });
+    expect(stale.errors?.[0]?.message).toMatch(/version is now 2/);
+    // Without ifVersion the write goes through whatever the version.
+    const blind = await graphql(app(), RenamePet, { id: String(pet.id), input });
+    expect(blind.data?.updatePet.version).toBe('3');
+
+    const stock = await graphql(app(), SetStock, {
+      petId: String(pet.id),
+      quantity: 4,
+      ifVersion: '7',
+    });
+    expect(errorCodes(stock)).toEqual(['PRECONDITION_FAILED']);
+    expect(await stockOf(app(), pet.id)).toEqual({ quantity: 0, status: 'available' });
+  });
+
+  it('lets exactly one of 20 simultaneous updatePet holding the same version through', async () => {
+    const pet = await makePet(app());
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, index) =>
+        graphql(app(), RenamePet, {
+          id: String(pet.id),
+          input: { name: `Writer ${index}`, categoryId: String(pet.categoryId) },
+          ifVersion: '1',
+        }),
+      ),
+    );
+    const won = results.filter((result) => result.data?.updatePet);
+    const lost = results.filter((result) => errorCodes(result)[0] === 'PRECONDITION_FAILED');
+    expect([won.length, lost.length]).toEqual([1, 19]);
+    const stored = await app().database.prisma.pet.findUniqueOrThrow({ where: { id: pet.id } });
+    expect({ name: stored.name, version: stored.version }).toEqual({
+      name: won[0]?.data?.updatePet.name,
+      version: 2,
+    });
+  });
+
+  it('replays a keyed mutation: the same result, Idempotent-Replayed, one order', async () => {
+    const pet = await makePet(app(), { quantity: 3 });
+    const key = randomUUID();
+    const variables = { input: { petId: String(pet.id), quantity: 3 } };
+    const first = await graphql(app(), PlaceOrder, variables, { 'idempotency-key': key });
+    expect(first.errors).toBeUndefined();
+    // The nested reads run in the mutation's transaction: they see its write.
+    expect(first.data?.placeOrder).toMatchObject({
+      quantity: 3,
+      version: '1',
+      pet: { status: 'sold', inventory: { quantity: 0 } },
+    });
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    const again = await graphql(app(), PlaceOrder, variables, { 'idempotency-key': key });
+    expect({ status: again.status, data: again.data }).toEqual({
+      status: first.status,
+      data: first.data,
+    });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await app().database.prisma.order.count({ where: { petId: pet.id } })).toBe(1);
+
+    // The same key with other variables is another request.
+    const other = await graphql(
+      app(),
+      PlaceOrder,
+      { input: { petId: String(pet.id), quantity: 1 } },
+      { 'idempotency-key': key },
+    );
+    expect(other.status).toBe(422);
+    expect(errorCodes(other)).toEqual(['IDEMPOTENCY_KEY_REUSED']);
+  });
+
+  it('answers 409 IDEMPOTENCY_KEY_IN_FLIGHT with Retry-After while the first mutation runs', async () => {
+    const pet = await makePet(app(), { quantity: 5 });
+    const key = randomUUID();
+    const send = () =>
+      graphql(
+        app(),
+        PlaceOrder,
+        { input: { petId: String(pet.id), quantity: 1 } },
+        { 'idempotency-key': key },
+      );
+    // Another transaction holds the pet (see test/rest/idempotency.test.ts).
+    let open = () => {};
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const holding = app().database.prisma.$transaction(async (tx) => {
+      await tx.$queryRawUnsafe(
+        app().database.dialect === 'postgresql'
+          ? `SELECT "id" FROM "Pet" WHERE "id" = ${pet.id} FOR UPDATE`
+          : 'SELECT 1',
+      );
+      await gate;
+    });
+    const first = send();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const second = send();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    open();
+    await holding;
+    const retried = await second;
+    expect(retried.status).toBe(409);
+    expect(errorCodes(retried)).toEqual(['IDEMPOTENCY_KEY_IN_FLIGHT']);
+    expect(retried.headers.get('retry-after')).toBe('1');
+    const done = await first;
+    expect(done.errors).toBeUndefined();
+    const later = await send();
+    expect(later.data).toEqual(done.data);
+    expect(await app().database.prisma.order.count({ where: { petId: pet.id } })).toBe(1);
+  });
+
+  it('records a mutation that failed on a rule, and replays it', async () => {
+    const pet = await makePet(app(), { quantity: 1 });
+    const key = randomUUID();
+    const variables = { input: { petId: String(pet.id), quantity: 2 } };
+    const first = await graphql(app(), PlaceOrder, variables, { 'idempotency-key': key });
+    expect(errorCodes(first)).toEqual(['INSUFFICIENT_STOCK']);
+    await rest(app(), 'PUT', `/store/inventory/${pet.id}`, { json: { quantity: 5 } });
+    const again = await graphql(app(), PlaceOrder, variables, { 'idempotency-key': key });
+    expect(again.errors).toEqual(first.errors);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await app().database.prisma.order.count({ where: { petId: pet.id } })).toBe(0);
+  });
+
+  it('refuses a key on a document with two mutation fields, or on a batch: 400', async () => {
+    const pet = await makePet(app(), { quantity: 5 });
+    const two = `mutation Two($petId: ID!) {
+      a: placeOrder(input: { petId: $petId, quantity: 1 }) { id }
+      b: placeOrder(input: { petId: $petId, quantity: 1 }) { id }
+    }`;
+    const headers = { authorization: app().authorization, 'idempotency-key': randomUUID() };
+    const response = await app().fetch(
+      graphqlRequest({ query: two, variables: { petId: String(pet.id) } }, headers),
+    );
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { errors: { extensions: { code: string } }[] };
+    expect(body.errors.map((error) => error.extensions.code)).toEqual(['VALIDATION_FAILED']);
+
+    const one =
+      'mutation One($petId: ID!) { placeOrder(input: { petId: $petId, quantity: 1 }) { id } }';
+    const batch = await app().fetch(
+      graphqlRequest(
+        [
+          { query: one, variables: { petId: String(pet.id) } },
+          { query: one, variables: { petId: String(pet.id) } },
+        ],
+        headers,
+      ),
+    );
+    expect(batch.status).toBe(400);
+    expect(await app().database.prisma.order.count({ where: { petId: pet.id } })).toBe(0);
+  });
+
+  it('ignores a key on a query', async () => {
+    const pet = await makePet(app());
+    const read = await graphql(
+      app(),
+      PetVersion,
+      { id: String(pet.id) },
+      { 'idempotency-key': '' },
+    );
+    expect(read.errors).toBeUndefined();
+    expect(read.data?.pet?.version).toBe('1');
+  });
+});
