@@ -1,7 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseEnv } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
+import { loadPersistedManifest } from '../src/graphql/persisted.js';
 
 describe('configuration', () => {
   it('has the documented defaults', () => {
@@ -162,5 +165,15 @@ describe('configuration', () => {
       ].sort(),
     );
     expect(loadConfig(example)).toEqual(loadConfig({}));
+  });
+
+  it('refuses a persisted-operations manifest that is not one as a configuration error (one line at start)', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'manifest-')), 'manifest.json');
+    writeFileSync(file, '["not", "a", "map"]');
+    expect(() => loadPersistedManifest(file)).toThrow(ConfigError);
+    writeFileSync(file, '{ broken');
+    expect(() => loadPersistedManifest(file)).toThrow(
+      /PERSISTED_OPERATIONS_ONLY: .* is not readable JSON/,
+    );
   });
 });
