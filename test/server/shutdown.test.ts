@@ -76,6 +76,7 @@ describeDb('graceful shutdown of the real server', { timeout: 60_000 }, () => {
       expect(answer.status).toBe(200);
       expect(JSON.parse(answer.body)).toEqual({
         data: { categories: expect.arrayContaining([{ name: 'Dogs' }]) },
+        extensions: { cost: { requestedQueryCost: expect.any(Number), actualQueryCost: 5 } },
       });
       // Asked to close, the client does not hold the shutdown until its keep-alive timeout.
       expect(answer.headers.connection).toBe('close');
