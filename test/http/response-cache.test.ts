@@ -227,10 +227,14 @@ describeDb('the response cache and HTTP validators', () => {
         operationName: 'Early',
       }) ?? 0;
     const first = await postQuery(app(), query, variables);
-    expect(await first.json()).toEqual({ data: { pet: { name: 'Answered early' } } });
+    expect(await first.json()).toMatchObject({ data: { pet: { name: 'Answered early' } } });
     const [ranBefore, statementsBefore] = [await operations(), app().database.statementCount()];
     const second = await postQuery(app(), query, variables);
-    expect(await second.json()).toEqual({ data: { pet: { name: 'Answered early' } } });
+    expect(await second.json()).toMatchObject({
+      data: { pet: { name: 'Answered early' } },
+      // Nothing ran, and a hit costs no points.
+      extensions: { cost: { requestedQueryCost: 0 } },
+    });
     expect(await operations()).toBe(ranBefore);
     expect(app().database.statementCount()).toBe(statementsBefore);
   });
