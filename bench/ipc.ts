@@ -7,13 +7,15 @@ export type ToServer = { type: 'stats'; id: number } | { type: 'stop' };
 
 export type FromServer =
   | { type: 'ready'; port: number }
-  | { type: 'stats'; id: number; statements: number; rss: number };
+  | { type: 'stats'; id: number; statements: number; rss: number; cpuMicros: number };
 
 export interface ServerStats {
   /** SQL statements sent since the process started. */
   statements: number;
   /** Resident set size in bytes. */
   rss: number;
+  /** CPU time (user + system, all threads) since the process started, in microseconds. */
+  cpuMicros: number;
 }
 
 /**
@@ -35,11 +37,13 @@ export function answerHarness(
     if (message.type === 'stop') exit();
     else {
       const rss = process.memoryUsage.rss();
+      const cpu = process.cpuUsage();
       send({
         type: 'stats',
         id: message.id,
         statements: statementCount(),
         rss,
+        cpuMicros: cpu.user + cpu.system,
       } satisfies FromServer);
     }
   });

@@ -57,17 +57,39 @@ export interface ServerFigures {
    * concurrent requests share statements (the product's coalesced reads).
    */
   statementsUnderLoad: number;
+  /**
+   * CPU time (user + system, all of the server's threads) per answered request over the
+   * saturation runs, in microseconds: the work a request costs, far less sensitive to neighbours
+   * than req/s.
+   */
+  cpuMicrosPerRequest: number;
   /** Latency at the fixed rate, medians over the fixed-rate runs. */
   latency: { rate: number; achieved: number; p50: number; p99: number };
   rateRuns: LoadResult[];
   peakRssBytes: number;
 }
 
+/** A ratio of req/s, one per round of neighbouring runs, summarised. */
+export type RatioSpread = Spread & { runs: number[] };
+
 export interface Measurement {
   product: ServerFigures;
+  /** The framework floor (bare Yoga or bare Hono with the product's schema and reads). */
+  floor?: ServerFigures;
   baseline?: ServerFigures;
-  /** product / baseline req/s, one ratio per pair of neighbouring runs. */
-  ratio?: Spread & { runs: number[] };
+  /** product / baseline req/s, one ratio per round of neighbouring runs. */
+  ratio?: RatioSpread;
+  /** floor / baseline req/s, per round. */
+  floorRatio?: RatioSpread;
+  /** product / floor req/s, per round. */
+  productToFloor?: RatioSpread;
+}
+
+/** The servers one scenario is measured on: the product, and what it is compared with. */
+export interface Servers {
+  product: ServerProcess;
+  floor?: ServerProcess | undefined;
+  baseline?: ServerProcess | undefined;
 }
 
 /** Polls a server's RSS every 100 ms while `work` runs; keeps the peak in `peaks`. */
@@ -93,18 +115,20 @@ async function sampleRss<T>(
 }
 
 /**
- * Measures one scenario: a warm-up per server, saturation runs alternating between the servers so
- * that a noisy neighbour hits both alike (ratios are taken per pair), then latency at a fixed rate:
- * half of the slower server's median max throughput.
+ * Measures one scenario: a warm-up per server, saturation runs alternating between the servers
+ * (product, floor, baseline, then the reverse, …) so that a noisy neighbour hits them alike (ratios
+ * are taken per round), then latency at a fixed rate: half of the slowest server's median max
+ * throughput. Product and floor are always neighbours, so their ratio is the steadiest.
  */
 export async function measure(
   load: LoadGenerator,
   plan: Plan,
   requests: HttpRequest[],
-  product: ServerProcess,
-  baseline: ServerProcess | undefined,
+  { product, floor, baseline }: Servers,
 ): Promise<Measurement> {
-  const servers = baseline ? [product, baseline] : [product];
+  const servers = [product, floor, baseline].filter(
+    (server): server is ServerProcess => server !== undefined,
+  );
   const peaks = new Map<ServerProcess, number>();
   const run = async (server: ServerProcess, seconds: number, rate?: number) => {
     const connections = rate ? plan.rateConnections : plan.connections;
@@ -127,13 +151,17 @@ export async function measure(
   for (const server of servers) await run(server, plan.warmupSeconds);
 
   const saturation = new Map<ServerProcess, number[]>(servers.map((server) => [server, []]));
-  const underLoad = new Map(servers.map((server) => [server, { statements: 0, requests: 0 }]));
+  const underLoad = new Map(
+    servers.map((server) => [server, { statements: 0, cpuMicros: 0, requests: 0 }]),
+  );
   await alternate(plan.runs, async (server) => {
-    const before = (await server.stats()).statements;
+    const before = await server.stats();
     const result = await run(server, plan.runSeconds);
+    const after = await server.stats();
     const counts = underLoad.get(server);
     if (counts) {
-      counts.statements += (await server.stats()).statements - before;
+      counts.statements += after.statements - before.statements;
+      counts.cpuMicros += after.cpuMicros - before.cpuMicros;
       counts.requests += result.ok;
     }
     saturation.get(server)?.push(result.reqPerSec);
@@ -154,6 +182,7 @@ export async function measure(
       reqPerSec: spread(runs),
       saturationRuns: runs,
       statementsUnderLoad: counts?.requests ? counts.statements / counts.requests : Number.NaN,
+      cpuMicrosPerRequest: counts?.requests ? counts.cpuMicros / counts.requests : Number.NaN,
       latency: {
         rate,
         achieved: median(rateRuns.map((result) => result.reqPerSec)),
@@ -165,13 +194,16 @@ export async function measure(
     };
   };
 
-  if (!baseline) return { product: figures(product) };
-  const productRuns = saturation.get(product) ?? [];
-  const baselineRuns = saturation.get(baseline) ?? [];
-  const ratios = productRuns.map((value, index) => value / (baselineRuns[index] ?? Number.NaN));
+  /** a / b req/s, run by run (each round has one run of every server). */
+  const ratioOf = (a: ServerProcess, b: ServerProcess): RatioSpread => {
+    const bRuns = saturation.get(b) ?? [];
+    const runs = (saturation.get(a) ?? []).map((value, i) => value / (bRuns[i] ?? Number.NaN));
+    return { ...spread(runs), runs };
+  };
   return {
     product: figures(product),
-    baseline: figures(baseline),
-    ratio: { ...spread(ratios), runs: ratios },
+    ...(floor ? { floor: figures(floor), productToFloor: ratioOf(product, floor) } : {}),
+    ...(baseline ? { baseline: figures(baseline), ratio: ratioOf(product, baseline) } : {}),
+    ...(floor && baseline ? { floorRatio: ratioOf(floor, baseline) } : {}),
   };
 }

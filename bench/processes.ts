@@ -113,7 +113,10 @@ async function startServer(
   const port = await new Promise<number>((resolve, reject) => {
     child.on('message', (message: FromServer) => {
       if (message.type === 'ready') resolve(message.port);
-      else pending.get(message.id)?.resolve({ statements: message.statements, rss: message.rss });
+      else {
+        const { statements, rss, cpuMicros } = message;
+        pending.get(message.id)?.resolve({ statements, rss, cpuMicros });
+      }
     });
     child.once('exit', (code) => {
       exited = true;
@@ -154,6 +157,21 @@ async function startServer(
 /** The product: the real app on the bench database, with the given environment. */
 export function startProduct(env: Record<string, string>, options: ServerOptions = {}) {
   return startServer('product', './product/server.ts', [JSON.stringify(env)], options);
+}
+
+/** Which framework floor: bare Yoga on node:http, or bare Hono on @hono/node-server. */
+export type FloorKind = 'graphql' | 'rest';
+
+/**
+ * A framework floor (bench/floor/) on the bench database, configured by the product's environment
+ * (the same database URL and pool size).
+ */
+export function startFloor(
+  kind: FloorKind,
+  env: Record<string, string>,
+  options: ServerOptions = {},
+) {
+  return startServer(`${kind} floor`, `./floor/${kind}-server.ts`, [JSON.stringify(env)], options);
 }
 
 /** The baseline on the same database (a DATABASE_URL: SQLite file or PostgreSQL schema). */

@@ -13,7 +13,7 @@ export interface ScenarioResult extends Partial<Measurement> {
   distinctRequests: number;
   /** Why the scenario was not measured (e.g. the product lacks the endpoint). */
   skipped?: string;
-  statementsPerRequest?: { product: number; baseline?: number };
+  statementsPerRequest?: { product: number; floor?: number; baseline?: number };
   /** Writes only: units gone from stock that no order accounts for (oversold), after the runs. */
   unaccountedUnits?: number;
 }
@@ -42,21 +42,28 @@ const mb = (bytes: number) => `${integer.format(bytes / 1024 / 1024)} MB`;
 const range = (value: Spread, format: (n: number) => string) =>
   `${format(value.median)} (${format(value.min)}–${format(value.max)})`;
 
+const cpu = (figures: ServerFigures | undefined) =>
+  figures && Number.isFinite(figures.cpuMicrosPerRequest)
+    ? integer.format(figures.cpuMicrosPerRequest)
+    : '–';
+const times = (value: Spread) => range(value, (n) => `${n.toFixed(2)}×`);
+
 function row(
   server: string,
   figures: ServerFigures,
-  ratio: string,
+  ratios: [toBaseline: string, toFloor: string],
   statements: number | undefined,
 ): string {
   return `| ${[
     server,
     range(figures.reqPerSec, integer.format),
-    ratio,
+    ...ratios,
     integer.format(figures.latency.achieved),
     ms(figures.latency.p50),
     ms(figures.latency.p99),
     statements === undefined ? '–' : String(Number(statements.toFixed(2))),
     Number.isFinite(figures.statementsUnderLoad) ? figures.statementsUnderLoad.toFixed(2) : '–',
+    cpu(figures),
     mb(figures.peakRssBytes),
   ].join(' | ')} |`;
 }
@@ -64,18 +71,28 @@ function row(
 function scenarioTable(result: ScenarioResult): string {
   const heading = `### ${databaseNames[result.database]}: ${result.title}\n`;
   if (result.skipped || !result.product) return `${heading}\n${result.skipped ?? 'not measured'}\n`;
-  const ratio = result.ratio
-    ? range(result.ratio, (n) => `${n.toFixed(2)}×`)
-    : 'no baseline (absolute)';
+  const statements = result.statementsPerRequest;
   const lines = [
     heading,
-    `${integer.format(result.distinctRequests)} distinct requests; latency at ${integer.format(result.product.latency.rate)} req/s (half of the slower server's max).\n`,
-    '| server | req/s median (min–max) | ratio to baseline | req/s at half load | p50 ms | p99 ms | SQL/req | SQL/req under load | peak RSS |',
-    '|---|--:|--:|--:|--:|--:|--:|--:|--:|',
-    row('product', result.product, ratio, result.statementsPerRequest?.product),
+    `${integer.format(result.distinctRequests)} distinct requests; latency at ${integer.format(result.product.latency.rate)} req/s (half of the slowest server's max).\n`,
+    '| server | req/s median (min–max) | ratio to baseline | ratio to floor | req/s at half load | p50 ms | p99 ms | SQL/req | SQL/req under load | CPU µs/req | peak RSS |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+    row(
+      'product',
+      result.product,
+      [
+        result.ratio ? times(result.ratio) : 'no baseline (absolute)',
+        result.productToFloor ? times(result.productToFloor) : '–',
+      ],
+      statements?.product,
+    ),
   ];
+  if (result.floor) {
+    const toBaseline = result.floorRatio ? times(result.floorRatio) : '–';
+    lines.push(row('floor', result.floor, [toBaseline, '1'], statements?.floor));
+  }
   if (result.baseline) {
-    lines.push(row('baseline', result.baseline, '1', result.statementsPerRequest?.baseline));
+    lines.push(row('baseline', result.baseline, ['1', '–'], statements?.baseline));
   }
   if (result.unaccountedUnits !== undefined) {
     lines.push(
@@ -83,6 +100,41 @@ function scenarioTable(result: ScenarioResult): string {
     );
   }
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Per database, every scenario as a ladder: raw (the baseline) → floor (the framework alone, with
+ * the product's schema and reads) → product, as median req/s and the three ratios (medians of the
+ * per-round ratios).
+ */
+function ladderTable(database: BenchDatabase, results: readonly ScenarioResult[]): string {
+  const cell = (figures: ServerFigures | undefined) =>
+    figures ? integer.format(figures.reqPerSec.median) : '–';
+  const ratio = (value: Spread | undefined) => (value ? `${value.median.toFixed(2)}×` : '–');
+  const p99 = (figures: ServerFigures | undefined) => (figures ? ms(figures.latency.p99) : '–');
+  const rss = (figures: ServerFigures | undefined) => (figures ? mb(figures.peakRssBytes) : '–');
+  return [
+    `### ${databaseNames[database]}: ladder raw → floor → product\n`,
+    '| scenario | raw req/s | floor req/s | product req/s | floor ÷ raw | product ÷ raw | product ÷ floor | CPU µs/req raw / floor / product | p99 ms raw / floor / product | peak RSS floor / product |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+    ...results
+      .filter((result) => result.product)
+      .map(
+        (result) =>
+          `| ${[
+            result.name,
+            cell(result.baseline),
+            cell(result.floor),
+            cell(result.product),
+            ratio(result.floorRatio),
+            ratio(result.ratio),
+            ratio(result.productToFloor),
+            [result.baseline, result.floor, result.product].map(cpu).join(' / '),
+            [result.baseline, result.floor, result.product].map(p99).join(' / '),
+            [result.floor, result.product].map(rss).join(' / '),
+          ].join(' | ')} |`,
+      ),
+  ].join('\n');
 }
 
 function targetTable(targets: readonly TargetCheck[]): string {
@@ -96,10 +148,23 @@ function targetTable(targets: readonly TargetCheck[]): string {
   ].join('\n');
 }
 
-/** The report as Markdown tables: one per scenario, then the targets. */
+/** The report as Markdown tables: one per scenario, the ladder per database, then the targets. */
 export function formatReport(report: Report): string {
   const header = `## Benchmark (${report.mode}): ${integer.format(report.pets)} pets, Node ${report.machine.node}, ${report.machine.cpus} CPUs, load average ${report.machine.loadAverage.map((n) => n.toFixed(2)).join(' ')}\n`;
-  return [header, ...report.scenarios.map(scenarioTable), targetTable(report.targets)].join('\n');
+  const databases = [...new Set(report.scenarios.map((result) => result.database))];
+  const ladders = databases.map(
+    (database) =>
+      `${ladderTable(
+        database,
+        report.scenarios.filter((result) => result.database === database),
+      )}\n`,
+  );
+  return [
+    header,
+    ...report.scenarios.map(scenarioTable),
+    ...ladders,
+    targetTable(report.targets),
+  ].join('\n');
 }
 
 /** Writes the report as JSON under `dir` (one file per run, plus `latest.json`). */

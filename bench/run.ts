@@ -9,8 +9,10 @@ import { scopes } from '../src/domain/authorization.js';
 import { type BenchDatabase, createFixture, type Fixture } from './fixture.js';
 import { fullPlan, measure, quickPlan } from './measure.js';
 import {
+  type FloorKind,
   type ServerProcess,
   startBaseline,
+  startFloor,
   startLoadGenerator,
   startProduct,
 } from './processes.js';
@@ -30,7 +32,7 @@ const usage = `npm run bench [-- options]
   --databases <l>  sqlite,postgresql (default both); PostgreSQL at BENCH_POSTGRES_URL
                    (default ${DEFAULT_POSTGRES_URL}), in a schema of the run's own
   --only <names>   comma-separated scenarios: ${[...scenarios.map((s) => s.name), SUBSCRIBERS].join(', ')}
-  --profile        write a CPU profile of the product to bench/results/profiles/`;
+  --profile        write CPU profiles of the product and the floors to bench/results/profiles/`;
 
 const { values: options } = parseArgs({
   options: {
@@ -73,7 +75,15 @@ const startedAt = new Date().toISOString();
 const dir = await mkdtemp(join(tmpdir(), 'petstore-bench-'));
 const secret = randomBytes(32).toString('hex');
 const token = await benchToken(secret);
-const profileArgs = ['--cpu-prof', `--cpu-prof-dir=${join(resultsDir, 'profiles')}`];
+/** Node flags for a CPU profile of one server, named after it (`product-sqlite-<time>`). */
+const profileArgs = (server: string, database: BenchDatabase) =>
+  options.profile
+    ? [
+        '--cpu-prof',
+        `--cpu-prof-dir=${join(resultsDir, 'profiles')}`,
+        `--cpu-prof-name=${server}-${database}-${startedAt.replace(/[:.]/g, '-')}.cpuprofile`,
+      ]
+    : [];
 const load = startLoadGenerator();
 const results: ScenarioResult[] = [];
 let subscribers: SubscribersResult | undefined;
@@ -112,10 +122,12 @@ try {
   await rm(dir, { recursive: true, force: true });
 }
 
-/** The selected scenarios on one database: its own product and baseline processes. */
+/** The selected scenarios on one database: its own product, floor and baseline processes. */
 async function benchDatabase(fixture: Fixture): Promise<ScenarioResult[]> {
   const { database } = fixture;
-  progress(`${database}: starting the product and the baseline…`);
+  const floorKinds = [...new Set(selected.flatMap((s) => (s.floor ? [s.floor] : [])))];
+  const floorNames = floorKinds.map((kind) => `the ${kind} floor, `).join('');
+  progress(`${database}: starting the product, ${floorNames}the baseline…`);
   const productEnv = {
     DATABASE_URL: fixture.url,
     SEED: 'false',
@@ -123,16 +135,24 @@ async function benchDatabase(fixture: Fixture): Promise<ScenarioResult[]> {
     AUTH_JWT_SECRET: secret,
     // One load generator is one client, far over any per-client budget.
     RATE_LIMIT_PER_MINUTE: '0',
+    RATE_LIMIT_COST_PER_MINUTE: '0',
     SUBSCRIPTIONS_PER_CLIENT: '5000',
     // Warnings and errors only: the run measures the gateway, not log shipping.
     LOG_LEVEL: 'warn',
     // The headline scenarios measure uncached work; the `-cached` ones use a second product.
     RESPONSE_CACHE_TTL_MS: '0',
   };
-  const [product, baseline] = await Promise.all([
-    startProduct(productEnv, { execArgv: options.profile ? profileArgs : [] }),
+  const [product, baseline, ...floorList] = await Promise.all([
+    startProduct(productEnv, { execArgv: profileArgs('product', database) }),
     startBaseline(fixture.url),
+    // The floors read the same database with the product's configuration.
+    ...floorKinds.map((kind) =>
+      startFloor(kind, productEnv, { execArgv: profileArgs(`floor-${kind}`, database) }),
+    ),
   ]);
+  const floors = new Map<FloorKind, ServerProcess>(
+    floorKinds.map((kind, i) => [kind, floorList[i] as ServerProcess]),
+  );
   const cachedProduct = selected.some((scenario) => scenario.cached)
     ? await startProduct({ ...productEnv, RESPONSE_CACHE_TTL_MS: '600000' })
     : undefined;
@@ -147,20 +167,22 @@ async function benchDatabase(fixture: Fixture): Promise<ScenarioResult[]> {
         distinctRequests: new Set(requests.map((r) => `${r.path} ${r.body ?? ''}`)).size,
       };
       found.push(result);
-      const against: ServerProcess | undefined = scenario.baseline ? baseline : undefined;
-      const server = (scenario.cached ? cachedProduct : undefined) ?? product;
+      const servers = {
+        product: (scenario.cached ? cachedProduct : undefined) ?? product,
+        floor: scenario.floor ? floors.get(scenario.floor) : undefined,
+        baseline: scenario.baseline ? baseline : undefined,
+      };
       progress(`${database} ${scenario.name}: checking responses and counting SQL statements…`);
       const verified = await verifyScenario(
         scenario,
         requests,
         fixture,
-        server,
-        against,
+        servers,
         plan.checkRequests,
       );
       result.statementsPerRequest = verified.statementsPerRequest;
       progress(`${database} ${scenario.name}: measuring…`);
-      Object.assign(result, await measure(load, plan, requests, server, against));
+      Object.assign(result, await measure(load, plan, requests, servers));
       if (scenario.writes) result.unaccountedUnits = await fixture.unaccountedUnits();
     }
     // The subscribers are measured once, on the first database.
@@ -169,7 +191,12 @@ async function benchDatabase(fixture: Fixture): Promise<ScenarioResult[]> {
       subscribers = await measureSubscribers(product, fixture, token);
     }
   } finally {
-    await Promise.all([product.stop(), baseline.stop(), cachedProduct?.stop()]);
+    await Promise.all([
+      product.stop(),
+      baseline.stop(),
+      cachedProduct?.stop(),
+      ...[...floors.values()].map((floor) => floor.stop()),
+    ]);
   }
   return found;
 }

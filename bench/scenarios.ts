@@ -1,6 +1,7 @@
 import { cursorOf, petById, petsPage, placeOrder } from './documents.js';
 import type { Fixture } from './fixture.js';
 import type { HttpRequest, HttpResponse } from './http.js';
+import type { FloorKind } from './processes.js';
 
 export interface Scenario {
   /** Key for `--only` and the JSON report. */
@@ -8,6 +9,11 @@ export interface Scenario {
   readonly title: string;
   /** False for scenarios measured on the product alone (absolute figures, no ratio). */
   readonly baseline: boolean;
+  /**
+   * The framework floor the scenario is also measured on (bare Yoga or bare Hono serving the
+   * product's schema and reads, bench/floor/); none for writes.
+   */
+  readonly floor?: FloorKind;
   /** Writes stock: after the runs the fixture checks that every unit taken was ordered. */
   readonly writes?: boolean;
   /**
@@ -84,6 +90,7 @@ export const scenarios: Scenario[] = [
     name: 'graphql-pet',
     title: 'GraphQL pet(id)',
     baseline: true,
+    floor: 'graphql',
     requests: (fixture) => fixture.readIds.map((id) => graphqlPost(petById, { id: String(id) })),
     check(request, response) {
       const { pet } = graphqlData<{ pet: { id: string } | null }>(response);
@@ -94,6 +101,7 @@ export const scenarios: Scenario[] = [
     name: 'graphql-pets',
     title: 'GraphQL pets(first: 100) with category and inventory',
     baseline: true,
+    floor: 'graphql',
     requests: (fixture) =>
       fixture.afterIds.map((after) => graphqlPost(petsPage, { after: cursorOf(after) })),
     check(request, response, fixture) {
@@ -115,6 +123,7 @@ export const scenarios: Scenario[] = [
     name: 'rest-pet',
     title: 'REST GET /api/pets/{id}',
     baseline: true,
+    floor: 'rest',
     requests: (fixture) =>
       fixture.readIds.map((id) => ({ method: 'GET', path: `/api/pets/${id}` })),
     check(request, response) {
@@ -125,6 +134,7 @@ export const scenarios: Scenario[] = [
     name: 'rest-pets',
     title: 'REST GET /api/pets?limit=100&offset=…',
     baseline: true,
+    floor: 'rest',
     requests: (fixture) =>
       fixture.offsets.map((offset) => ({
         method: 'GET',

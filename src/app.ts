@@ -23,7 +23,7 @@ import { loadPersistedManifest } from './graphql/persisted.js';
 import { Subscriptions } from './graphql/subscriptions.js';
 import { serveWebSockets, type WebSocketTransport } from './graphql/websocket.js';
 import { createGraphQLEdge, type GraphQLEdge } from './graphql/yoga.js';
-import { authenticate } from './http/authenticate.js';
+import { authenticate, refuseInvalidToken } from './http/authenticate.js';
 import { bodyTooLargeMessage, limitBody } from './http/body-limit.js';
 import { clientAddress } from './http/client-address.js';
 import { corsPolicy } from './http/cors.js';
@@ -40,12 +40,15 @@ import { healthRoutes } from './observability/health.js';
 import { httpMetrics } from './observability/http-metrics.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
 import { metricsRoutes } from './observability/metrics-route.js';
-import { clientKey, MemoryRateLimitStore, rateLimit } from './rate-limit/middleware.js';
-import { RedisRateLimitStore } from './rate-limit/redis-store.js';
+import { CostBudget, MemoryCostBucketStore } from './rate-limit/cost-budget.js';
+import { clientKey, MemoryRateLimitStore, rateLimits } from './rate-limit/middleware.js';
+import { RedisCostBucketStore, RedisRateLimitStore } from './rate-limit/redis-store.js';
 import { connectRedis, type RedisConnection } from './redis.js';
 import { createRestApi, REST_BASE_PATH } from './rest/api.js';
 import { deprecatedRoutes } from './rest/deprecation.js';
 import { allRoutes } from './rest/routes/index.js';
+import { tracingEnabled } from './tracing/hooks.js';
+import { traceHttp } from './tracing/http.js';
 
 export interface App {
   /** The one fetch handler: /graphql, /api and health. `env` carries the Node request, if any. */
@@ -110,6 +113,25 @@ function sharedState(config: Config, logger: Logger, metrics: Metrics): SharedSt
   return { redis, changes, cache, stopEvicting };
 }
 
+/** The budgets that are on (a setting of 0 turns one off), shared through Redis when configured. */
+function rateLimitsOf(config: Config, redis: RedisConnection | undefined) {
+  const requests =
+    config.rateLimitPerMinute > 0
+      ? {
+          perMinute: config.rateLimitPerMinute,
+          store: redis ? new RedisRateLimitStore(redis) : new MemoryRateLimitStore(),
+        }
+      : undefined;
+  const cost =
+    config.rateLimitCostPerMinute > 0
+      ? new CostBudget(
+          config.rateLimitCostPerMinute,
+          redis ? new RedisCostBucketStore(redis) : new MemoryCostBucketStore(),
+        )
+      : undefined;
+  return { requests, cost };
+}
+
 interface RoutesOptions {
   config: Config;
   logger: Logger;
@@ -126,6 +148,8 @@ interface RoutesOptions {
 function routes(options: RoutesOptions): Hono<AppEnv> {
   const { config, logger, metrics, database, state, graphql, verify, developmentToken } = options;
   const app = new Hono<AppEnv>();
+  // The route and `traceresponse` on the server span the HTTP instrumentation made (tracing on).
+  if (tracingEnabled()) app.use(traceHttp());
   // First, so that they see every request, including those of routes mounted later.
   app.use(accessLog(logger), httpMetrics(metrics));
   // Probes, metrics and static pages answer before the token check and the rate limit.
@@ -140,11 +164,12 @@ function routes(options: RoutesOptions): Hono<AppEnv> {
   // Before the token check and the rate limit, so that their answers carry the headers too.
   app.route(REST_BASE_PATH, deprecatedRoutes(allRoutes, config));
   app.use(timeLimit(config.limits.requestTimeoutMs));
+  // The caller is identified first (the budgets are per client), but a bad token is refused only
+  // after the rate limit has counted it: a flood of them is limited like any other traffic.
   app.use(authenticate(verify));
-  if (config.rateLimitPerMinute > 0) {
-    const store = state.redis ? new RedisRateLimitStore(state.redis) : new MemoryRateLimitStore();
-    app.use(rateLimit(config.rateLimitPerMinute, store, clientAddress));
-  }
+  const limits = rateLimitsOf(config, state.redis);
+  if (limits.requests || limits.cost) app.use(rateLimits({ ...limits, clientAddress }));
+  app.use(refuseInvalidToken());
   const tooLarge = new DomainError(
     'PAYLOAD_TOO_LARGE',
     bodyTooLargeMessage(config.limits.bodyBytes),
@@ -164,6 +189,7 @@ function routes(options: RoutesOptions): Hono<AppEnv> {
       accessLog: c.get('accessLog'),
       signal: c.get('signal'),
       cacheable: c.get('cacheable'),
+      costAccount: c.get('costAccount'),
     }),
   );
   app.all('/graphql', (c) =>

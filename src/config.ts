@@ -27,6 +27,8 @@ export interface Config {
   };
   readonly petByIdSunset: Date;
   readonly rateLimitPerMinute: number;
+  /** Cost points per client and minute for GraphQL (a bucket refilling continuously); 0: off. */
+  readonly rateLimitCostPerMinute: number;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   readonly limits: Limits;
   /** How long a shutdown waits for in-flight requests before closing their connections. */
@@ -39,6 +41,11 @@ export interface Config {
   readonly responseCacheTtlMs: number;
   /** A persisted-operations manifest (hash → document): when set, only its operations run. */
   readonly persistedOperationsOnly: string | undefined;
+  /**
+   * Whether traces are exported (an OTLP endpoint is set, OTEL_EXPORTER_OTLP_ENDPOINT or its
+   * traces-only form); the OpenTelemetry SDK reads the other OTEL_* variables itself.
+   */
+  readonly tracing: boolean;
   /** How long an Idempotency-Key and the response it recorded are kept, in hours. */
   readonly idempotencyKeyTtlHours: number;
 }
@@ -145,6 +152,11 @@ const envSchema = z.object({
     .int('must be a whole number')
     .min(0, 'must be 0 or more')
     .default(1200),
+  RATE_LIMIT_COST_PER_MINUTE: z.coerce
+    .number({ message: 'must be a number' })
+    .int('must be a whole number')
+    .min(0, 'must be 0 or more')
+    .default(100_000),
   BODY_LIMIT_BYTES: positiveInt(DEFAULT_BODY_BYTES),
   REQUEST_TIMEOUT_MS: positiveInt(10_000),
   GRAPHQL_MAX_DEPTH: positiveInt(10),
@@ -186,6 +198,12 @@ const envSchema = z.object({
       message: 'must be the path of a persisted-operations manifest (JSON) that exists',
     })
     .optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ message: 'must be an http(s) URL' }).optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url({ message: 'must be an http(s) URL' }).optional(),
+  // OTLP over HTTP only: a collector's gRPC port (4317) has an HTTP twin (4318).
+  OTEL_EXPORTER_OTLP_PROTOCOL: z.enum(['http/protobuf', 'http/json']).optional(),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z.enum(['http/protobuf', 'http/json']).optional(),
+  OTEL_SDK_DISABLED: booleanString.optional(),
   IDEMPOTENCY_KEY_TTL_HOURS: positiveInt(24).refine((hours) => hours <= 24 * 365, {
     message: 'must be at most 8760 (a year)',
   }),
@@ -229,6 +247,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }),
     petByIdSunset: vars.PET_BY_ID_SUNSET,
     rateLimitPerMinute: vars.RATE_LIMIT_PER_MINUTE,
+    rateLimitCostPerMinute: vars.RATE_LIMIT_COST_PER_MINUTE,
     logLevel: vars.LOG_LEVEL,
     limits: Object.freeze({
       bodyBytes: vars.BODY_LIMIT_BYTES,
@@ -247,6 +266,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     responseCacheTtlMs: vars.RESPONSE_CACHE_TTL_MS,
     persistedOperationsOnly:
       vars.PERSISTED_OPERATIONS_ONLY && resolve(vars.PERSISTED_OPERATIONS_ONLY),
+    tracing:
+      (vars.OTEL_EXPORTER_OTLP_ENDPOINT ?? vars.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) !== undefined &&
+      vars.OTEL_SDK_DISABLED !== true,
     idempotencyKeyTtlHours: vars.IDEMPOTENCY_KEY_TTL_HOURS,
   });
 }

@@ -1,5 +1,6 @@
 import { type DestinationStream, type Logger, pino } from 'pino';
 import type { Config } from './config.js';
+import { traceLogFields, tracingEnabled } from './tracing/hooks.js';
 
 export type { Logger };
 
@@ -7,7 +8,8 @@ export type { Logger };
  * Structured JSON logs on stdout (or `destination`). Lines about a request carry its `requestId`,
  * which the code writing them passes (the access log, REST and GraphQL failures, readiness).
  * Authorization headers, cookies, tokens and secrets are never logged: the access log writes none
- * of them, and these keys are redacted wherever they appear one or two levels deep.
+ * of them, and these keys are redacted wherever they appear one or two levels deep. When tracing
+ * is on, every line written while a request is served also carries its `trace_id` and `span_id`.
  */
 export function createLogger(level: Config['logLevel'], destination?: DestinationStream): Logger {
   const secrets = ['authorization', 'cookie', 'token', 'password', 'secret', 'jwtSecret'];
@@ -15,6 +17,7 @@ export function createLogger(level: Config['logLevel'], destination?: Destinatio
     {
       level,
       base: undefined,
+      ...(tracingEnabled() ? { mixin: traceLogFields } : {}),
       redact: {
         paths: [
           ...secrets,

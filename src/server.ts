@@ -4,6 +4,7 @@ import { createApp } from './app.js';
 import { mintDevelopmentToken } from './auth/dev-secret.js';
 import { parseCommand } from './cli.js';
 import { ConfigError, loadConfig, loadDotEnv } from './config.js';
+import { classifyError } from './domain/errors.js';
 import { answerClientErrors } from './http/client-error.js';
 import { closeServer, withConnectionClose } from './http/close-server.js';
 
@@ -19,6 +20,7 @@ It is configured by environment variables, also read from a .env file; the main 
                     start) or postgresql://user@host:5432/database
   AUTH_JWT_SECRET   the HS256 secret tokens are checked with (generated for development when unset)
   REDIS_URL         shared state for several replicas
+  OTEL_EXPORTER_OTLP_ENDPOINT   where traces go (OTLP over HTTP; docs/tracing.md)
   LOG_LEVEL         fatal, error, warn, info (default), debug, trace or silent
 
 Every variable, with its default, is in .env.example.`,
@@ -38,6 +40,15 @@ try {
 } catch (error) {
   exitOnConfigError(error);
 }
+
+// Before the app is built: its parts add their tracing hooks only when tracing is on. Without an
+// endpoint no OpenTelemetry module is even loaded.
+const tracing = config.tracing
+  ? await (await import('./tracing/sdk.js')).startTracing({
+      classify: (error) => classifyError(error).body,
+      warn: (message) => console.error(`tracing: ${message}`),
+    })
+  : undefined;
 
 const app = await createApp(config).catch(exitOnConfigError);
 if (app.devSecret) {
@@ -116,6 +127,10 @@ async function shutdown(signal: string) {
     app.logger.error({ err: error }, 'closing the database failed');
     return exit(1);
   }
+  // The spans still buffered are sent before the process ends.
+  await tracing
+    ?.shutdown()
+    .catch((error) => app.logger.warn({ err: error }, 'the last spans could not be sent'));
   app.logger.info('stopped');
   exit(0);
 }

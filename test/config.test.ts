@@ -1,7 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseEnv } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
+import { loadPersistedManifest } from '../src/graphql/persisted.js';
 
 describe('configuration', () => {
   it('has the documented defaults', () => {
@@ -11,6 +14,7 @@ describe('configuration', () => {
       host: '127.0.0.1',
       seed: true,
       rateLimitPerMinute: 1200,
+      rateLimitCostPerMinute: 100_000,
       logLevel: 'info',
       idempotencyKeyTtlHours: 24,
       database: { provider: 'sqlite', url: 'file:./data/petstore.db' },
@@ -66,6 +70,16 @@ describe('configuration', () => {
     }
   });
 
+  it('reads RATE_LIMIT_COST_PER_MINUTE: 0 turns the cost budget off, a negative is refused', () => {
+    expect(loadConfig({ RATE_LIMIT_COST_PER_MINUTE: '0' }).rateLimitCostPerMinute).toBe(0);
+    expect(() => loadConfig({ RATE_LIMIT_COST_PER_MINUTE: '-1' })).toThrow(
+      /RATE_LIMIT_COST_PER_MINUTE: must be 0 or more/,
+    );
+    expect(() => loadConfig({ RATE_LIMIT_COST_PER_MINUTE: 'lots' })).toThrow(
+      /RATE_LIMIT_COST_PER_MINUTE: must be a number/,
+    );
+  });
+
   it('treats empty variables as unset', () => {
     expect(loadConfig({ PORT: '', AUTH_JWT_SECRET: '' })).toMatchObject({
       port: 4000,
@@ -93,6 +107,20 @@ describe('configuration', () => {
     );
   });
 
+  it('traces when an OTLP endpoint is set, over HTTP only', () => {
+    expect(loadConfig({}).tracing).toBe(false);
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' }).tracing).toBe(true);
+    const tracesOnly = { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://127.0.0.1:4318/v1/traces' };
+    expect(loadConfig(tracesOnly).tracing).toBe(true);
+    expect(loadConfig({ ...tracesOnly, OTEL_SDK_DISABLED: 'true' }).tracing).toBe(false);
+    expect(() =>
+      loadConfig({
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://x:4317',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+      }),
+    ).toThrow(/OTEL_EXPORTER_OTLP_PROTOCOL/);
+  });
+
   it('.env.example lists every variable with its default', () => {
     const example = parseEnv(readFileSync(new URL('../.env.example', import.meta.url), 'utf8'));
     expect(Object.keys(example).sort()).toEqual(
@@ -109,6 +137,7 @@ describe('configuration', () => {
         'CORS_ORIGINS',
         'PET_BY_ID_SUNSET',
         'RATE_LIMIT_PER_MINUTE',
+        'RATE_LIMIT_COST_PER_MINUTE',
         'BODY_LIMIT_BYTES',
         'REQUEST_TIMEOUT_MS',
         'GRAPHQL_MAX_DEPTH',
@@ -125,8 +154,26 @@ describe('configuration', () => {
         'IDEMPOTENCY_KEY_TTL_HOURS',
         'LOG_LEVEL',
         'SHUTDOWN_TIMEOUT_MS',
+        'OTEL_EXPORTER_OTLP_ENDPOINT',
+        'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+        'OTEL_EXPORTER_OTLP_PROTOCOL',
+        'OTEL_EXPORTER_OTLP_HEADERS',
+        'OTEL_SERVICE_NAME',
+        'OTEL_RESOURCE_ATTRIBUTES',
+        'OTEL_TRACES_SAMPLER',
+        'OTEL_TRACES_SAMPLER_ARG',
       ].sort(),
     );
     expect(loadConfig(example)).toEqual(loadConfig({}));
+  });
+
+  it('refuses a persisted-operations manifest that is not one as a configuration error (one line at start)', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'manifest-')), 'manifest.json');
+    writeFileSync(file, '["not", "a", "map"]');
+    expect(() => loadPersistedManifest(file)).toThrow(ConfigError);
+    writeFileSync(file, '{ broken');
+    expect(() => loadPersistedManifest(file)).toThrow(
+      /PERSISTED_OPERATIONS_ONLY: .* is not readable JSON/,
+    );
   });
 });

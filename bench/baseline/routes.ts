@@ -35,8 +35,14 @@ function restPet(pet: PetRow): string {
   return `{"id":${pet.id},"name":${JSON.stringify(pet.name)},"categoryId":${pet.categoryId},"status":${JSON.stringify(pet.status)}}`;
 }
 
-function graphql(data: unknown): Reply {
-  return { status: 200, headers: GRAPHQL_JSON, body: JSON.stringify({ data }) };
+/** With the product's cost report (the budget is off in the bench: no throttleStatus). */
+function graphql(data: unknown, requested: number, actual: number): Reply {
+  const cost = { requestedQueryCost: requested, actualQueryCost: actual };
+  return {
+    status: 200,
+    headers: GRAPHQL_JSON,
+    body: JSON.stringify({ data, extensions: { cost } }),
+  };
 }
 
 export function createRoutes(store: Store) {
@@ -47,16 +53,20 @@ export function createRoutes(store: Store) {
         const id = idFrom(variables.id);
         if (id === undefined) return badRequest;
         const pet = await store.pet(id);
-        return graphql({
-          pet: pet
-            ? {
-                id: String(pet.id),
-                name: pet.name,
-                categoryId: String(pet.categoryId),
-                status: pet.status,
-              }
-            : null,
-        });
+        return graphql(
+          {
+            pet: pet
+              ? {
+                  id: String(pet.id),
+                  name: pet.name,
+                  categoryId: String(pet.categoryId),
+                  status: pet.status,
+                }
+              : null,
+          },
+          1,
+          1,
+        );
       },
     ],
     [
@@ -70,23 +80,28 @@ export function createRoutes(store: Store) {
         const rows = await store.petsAfter(after, PAGE + 1);
         const page = rows.slice(0, PAGE);
         const last = page.at(-1);
-        return graphql({
-          pets: {
-            edges: page.map((row) => ({
-              node: {
-                id: String(row.id),
-                name: row.name,
-                status: row.status,
-                category: { name: row.categoryName },
-                inventory: { quantity: Number(row.quantity) },
+        return graphql(
+          {
+            pets: {
+              edges: page.map((row) => ({
+                node: {
+                  id: String(row.id),
+                  name: row.name,
+                  status: row.status,
+                  category: { name: row.categoryName },
+                  inventory: { quantity: Number(row.quantity) },
+                },
+              })),
+              pageInfo: {
+                hasNextPage: rows.length > PAGE,
+                endCursor: last ? cursorOf(BigInt(last.id)) : null,
               },
-            })),
-            pageInfo: {
-              hasNextPage: rows.length > PAGE,
-              endCursor: last ? cursorOf(BigInt(last.id)) : null,
             },
           },
-        });
+          // pets + pageInfo, and each of the 100 edges with its node, category and inventory.
+          2 + 4 * PAGE,
+          2 + 4 * page.length,
+        );
       },
     ],
   ]);

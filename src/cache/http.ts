@@ -40,9 +40,60 @@ async function cacheKey(c: Context<AppEnv>): Promise<string | undefined> {
     .digest('base64url');
 }
 
+const COST_REPORT = ',"extensions":{"cost":';
+
+/**
+ * A GraphQL answer without its `extensions.cost`: that report is per caller and per moment (the
+ * caller's budget), so the cache keeps answers without it and the ETag covers the data only (a
+ * tag stays the same while the data does, as it must for If-None-Match). The report is the last
+ * member of a single result (Yoga writes it so): cut it there, and parse the body only otherwise
+ * (a batch, other extensions).
+ */
+function withoutCostReport(body: string): string {
+  const at = body.lastIndexOf(COST_REPORT);
+  if (at < 0) return body;
+  if (body.endsWith('}}')) {
+    try {
+      const extensions = JSON.parse(body.slice(at + COST_REPORT.length - '{"cost":'.length, -1));
+      if (Object.keys(extensions).length === 1) return `${body.slice(0, at)}}`;
+    } catch {
+      // Not the report's shape after all: parse the whole body.
+    }
+  }
+  const parsed: unknown = JSON.parse(body);
+  for (const result of Array.isArray(parsed) ? parsed : [parsed]) {
+    const extensions = (result as { extensions?: Record<string, unknown> } | null)?.extensions;
+    if (!extensions) continue;
+    delete extensions.cost;
+    if (Object.keys(extensions).length === 0)
+      delete (result as { extensions?: unknown }).extensions;
+  }
+  return JSON.stringify(parsed);
+}
+
+/** A kept GraphQL answer with the report of this request: a hit ran nothing and was charged 0. */
+async function withCostReport(c: Context<AppEnv>, body: string): Promise<string> {
+  const status = await c.get('costAccount')?.status();
+  const report = JSON.stringify({
+    requestedQueryCost: 0,
+    ...(status ? { throttleStatus: status } : {}),
+  });
+  if (body.startsWith('{') && body.endsWith('}') && !body.includes('"extensions":'))
+    return `${body.slice(0, -1)}${COST_REPORT}${report}}}`;
+  const parsed: unknown = JSON.parse(body);
+  for (const result of Array.isArray(parsed) ? parsed : [parsed]) {
+    const record = result as { extensions?: Record<string, unknown> };
+    record.extensions = { ...record.extensions, cost: JSON.parse(report) };
+  }
+  return JSON.stringify(parsed);
+}
+
+const cacheControl = (c: Context<AppEnv>) =>
+  c.req.header('authorization') === undefined ? PUBLIC_CACHE_CONTROL : PRIVATE_CACHE_CONTROL;
+
 /**
  * The strong ETag of a 200 answer: the one the edge gave it (a REST resource's version, see
- * src/rest/respond.ts), else a hash of its body.
+ * src/rest/respond.ts), else a hash of its body (of a GraphQL one, without its cost report).
  */
 function etagOf(response: Response, body: string): string {
   return response.headers.get('etag') ?? strongETag(body);
@@ -56,10 +107,7 @@ function withValidators(
   etag: string,
 ): Response {
   headers.set('ETag', etag);
-  headers.set(
-    'Cache-Control',
-    c.req.header('authorization') === undefined ? PUBLIC_CACHE_CONTROL : PRIVATE_CACHE_CONTROL,
-  );
+  headers.set('Cache-Control', cacheControl(c));
   if (ifNoneMatch(c.req.header('if-none-match'), etag)) {
     headers.delete('content-type');
     headers.delete('content-length');
@@ -68,11 +116,34 @@ function withValidators(
   return new Response(body, { status: 200, headers });
 }
 
-/** The answer of a hit: the stored body, with its stored ETag on a read. */
-function fromCache(c: Context<AppEnv>, cached: CachedResponse): Response {
+/**
+ * Validators on an answer that is not cached: its ETag as the edge set it (REST computes it where
+ * it writes the JSON, so the body is not read back), else a hash of its body (of a GraphQL one,
+ * without its cost report).
+ */
+async function addValidators(c: Context<AppEnv>): Promise<void> {
+  const etag = c.res.headers.get('etag');
+  if (etag === null) {
+    const body = await c.res.text();
+    const tag = strongETag(c.req.path === '/graphql' ? withoutCostReport(body) : body);
+    replaceResponse(c, withValidators(c, body, new Headers(c.res.headers), tag));
+    return;
+  }
+  c.res.headers.set('Cache-Control', cacheControl(c));
+  if (ifNoneMatch(c.req.header('if-none-match'), etag)) {
+    const headers = new Headers(c.res.headers);
+    headers.delete('content-type');
+    headers.delete('content-length');
+    replaceResponse(c, new Response(null, { status: 304, headers }));
+  }
+}
+
+/** The answer of a hit: the stored body (a GraphQL one with its report), its stored ETag on a read. */
+async function fromCache(c: Context<AppEnv>, cached: CachedResponse): Promise<Response> {
   const headers = new Headers(cached.headers);
-  if (!isRead(c.req.method)) return new Response(cached.body, { status: 200, headers });
-  return withValidators(c, cached.body, headers, cached.etag);
+  const body = c.req.path === '/graphql' ? await withCostReport(c, cached.body) : cached.body;
+  if (!isRead(c.req.method)) return new Response(body, { status: 200, headers });
+  return withValidators(c, body, headers, cached.etag);
 }
 
 /** Replaces the response whole (Hono would otherwise copy the old one's headers into it). */
@@ -95,7 +166,8 @@ export interface ResponseCacheOptions {
  * The response cache and HTTP validators of both edges, after the rate limit and before either
  * edge runs:
  * - a public read (no token) that the cache holds is answered here, with its stored ETag: no
- *   GraphQL parsing, no cost rule, no database;
+ *   GraphQL parsing, no cost rule, no database; it costs one request of the request budget and no
+ *   cost points (its `extensions.cost` says `requestedQueryCost: 0`);
  * - otherwise the edge runs; if it said what its answer holds (`cacheable`, see AppEnv) and the
  *   answer is a 200, it is kept, tagged, unless a write evicted since the lookup;
  * - every 200 JSON answer to GET or HEAD gets a strong `ETag` (a hash of its body, unless the
@@ -108,20 +180,14 @@ export function responseCache({ store, metrics }: ResponseCacheOptions): Middlew
     const key = store ? await cacheKey(c) : undefined;
     if (!store || key === undefined) {
       await next();
-      if (isRead(c.req.method) && isJson200(c.res)) {
-        const body = await c.res.text();
-        replaceResponse(
-          c,
-          withValidators(c, body, new Headers(c.res.headers), etagOf(c.res, body)),
-        );
-      }
+      if (isRead(c.req.method) && isJson200(c.res)) await addValidators(c);
       return;
     }
     const edge = c.req.path === '/graphql' ? 'graphql' : 'rest';
     const { response: cached, generation } = await store.lookup(key);
     if (cached) {
       metrics.cacheHits.inc({ edge });
-      return fromCache(c, cached);
+      return await fromCache(c, cached);
     }
     metrics.cacheMisses.inc({ edge });
     let tags: readonly string[] | undefined;
@@ -131,12 +197,13 @@ export function responseCache({ store, metrics }: ResponseCacheOptions): Middlew
     await next();
     if (!isJson200(c.res)) return;
     const body = await c.res.text();
+    const kept = edge === 'graphql' ? withoutCostReport(body) : body;
     const headers: Record<string, string> = {};
     for (const name of keptHeaders) {
       const value = c.res.headers.get(name);
       if (value !== null) headers[name] = value;
     }
-    const response = { headers, body, etag: etagOf(c.res, body) };
+    const response = { headers, body: kept, etag: etagOf(c.res, kept) };
     if (tags) await store.set(key, response, tags, generation);
     const answer = isRead(c.req.method)
       ? withValidators(c, body, new Headers(c.res.headers), response.etag)

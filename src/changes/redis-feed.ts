@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { Change, ChangeFeed } from '../domain/changes.js';
 import type { RedisConnection } from '../redis.js';
+import { currentTraceparent } from '../tracing/hooks.js';
 import { createMemoryChangeFeed } from './memory-feed.js';
 
 interface Message {
   /** The replica that made the writes: it has told its own listeners already. */
   origin: string;
   changes: Change[];
+  /** The write's trace context (`traceparent`), when the writer traces. */
+  cause?: string;
 }
 
 const toJson = (message: Message) =>
@@ -40,13 +43,14 @@ export function createRedisChangeFeed(redis: RedisConnection): ChangeFeed {
   redis.subscriber.on('message', (from, text) => {
     if (from !== channel) return;
     const message = fromJson(text);
-    if (message.origin !== origin) void local.deliver(message.changes, 'remote');
+    if (message.origin !== origin) void local.deliver(message.changes, 'remote', message.cause);
   });
   return {
     async publish(changes) {
-      await local.publish(changes);
+      const cause = currentTraceparent();
+      await local.deliver(changes, 'local', cause);
       try {
-        await redis.commands.publish(channel, toJson({ origin, changes: [...changes] }));
+        await redis.commands.publish(channel, toJson({ origin, changes: [...changes], cause }));
       } catch (error) {
         redis.failed(error);
       }

@@ -53,22 +53,32 @@ export const bulkTransaction = { maxWait: BULK_TRANSACTION_MS, timeout: BULK_TRA
  */
 const SQLITE_PRAGMAS = ['PRAGMA journal_mode = WAL', 'PRAGMA synchronous = NORMAL'];
 
-/** A driver adapter factory whose every connection first runs `pragmas`. */
-function withPragmas<T extends SqlMigrationAwareDriverAdapterFactory>(
+type Connect<T extends SqlMigrationAwareDriverAdapterFactory> = T['connect'];
+
+/** A driver adapter factory whose `connect` goes through `around` (everything else as it is). */
+function aroundConnect<T extends SqlMigrationAwareDriverAdapterFactory>(
   factory: T,
-  pragmas: readonly string[],
+  around: (connect: Connect<T>) => Connect<T>,
 ): T {
   return new Proxy(factory, {
     get(object, property) {
       const value = Reflect.get(object, property, object);
       if (typeof value !== 'function') return value;
-      if (property !== 'connect') return value.bind(object);
-      return async () => {
-        const adapter = await value.apply(object, []);
-        for (const sql of pragmas) await adapter.queryRaw({ sql, args: [], argTypes: [] });
-        return adapter;
-      };
+      const bound = value.bind(object);
+      return property === 'connect' ? around(bound) : bound;
     },
+  });
+}
+
+/** A driver adapter factory whose every connection first runs `pragmas`. */
+function withPragmas<T extends SqlMigrationAwareDriverAdapterFactory>(
+  factory: T,
+  pragmas: readonly string[],
+): T {
+  return aroundConnect(factory, (connect) => async () => {
+    const adapter = await connect();
+    for (const sql of pragmas) await adapter.queryRaw({ sql, args: [], argTypes: [] });
+    return adapter;
   });
 }
 
@@ -149,14 +159,7 @@ function outsideTransactions<T extends SqlMigrationAwareDriverAdapterFactory>(fa
         return value.bind(object);
       },
     });
-  return new Proxy(factory, {
-    get(object, property) {
-      const value = Reflect.get(object, property, object);
-      if (typeof value !== 'function') return value;
-      if (property !== 'connect') return value.bind(object);
-      return async () => adapter(await value.apply(object, []));
-    },
-  });
+  return aroundConnect(factory, (connect) => async () => adapter(await connect()));
 }
 
 export interface AdapterFactory {
@@ -249,17 +252,10 @@ function refuseWhenClosed<T extends SqlMigrationAwareDriverAdapterFactory>(
   factory: T,
   isClosed: () => boolean,
 ): T {
-  return new Proxy(factory, {
-    get(object, property) {
-      const value = Reflect.get(object, property, object);
-      if (typeof value !== 'function') return value;
-      if (property !== 'connect') return value.bind(object);
-      return (...args: unknown[]) => {
-        if (isClosed()) return Promise.reject(new DatabaseClosedError());
-        return value.apply(object, args);
-      };
-    },
-  });
+  return aroundConnect(
+    factory,
+    (connect) => () => (isClosed() ? Promise.reject(new DatabaseClosedError()) : connect()),
+  );
 }
 
 /**

@@ -1,5 +1,6 @@
 import { isPrismaError } from '../db/errors.js';
 import { inTransaction } from '../db/transaction.js';
+import { domainOperation } from '../tracing/hooks.js';
 import { requireScope } from './authorization.js';
 import type { DomainContext } from './context.js';
 import { DomainError } from './errors.js';
@@ -21,100 +22,121 @@ function categoryData(input: CategoryInput) {
   };
 }
 
-export function getCategory(ctx: DomainContext, rawId: unknown) {
-  return ctx.db.category.findUnique({ where: { id: parseId(rawId, 'id') } });
-}
+export const getCategory = domainOperation(
+  'getCategory',
+  function getCategory(ctx: DomainContext, rawId: unknown) {
+    return ctx.db.category.findUnique({ where: { id: parseId(rawId, 'id') } });
+  },
+);
 
-export function listCategories(ctx: DomainContext) {
-  return ctx.db.category.findMany({ orderBy: { id: 'asc' } });
-}
+export const listCategories = domainOperation(
+  'listCategories',
+  function listCategories(ctx: DomainContext) {
+    return ctx.db.category.findMany({ orderBy: { id: 'asc' } });
+  },
+);
 
-export function countCategories(ctx: DomainContext) {
-  return ctx.db.category.count();
-}
+export const countCategories = domainOperation(
+  'countCategories',
+  function countCategories(ctx: DomainContext) {
+    return ctx.db.category.count();
+  },
+);
 
-export async function createCategory(ctx: DomainContext, input: CategoryInput) {
-  requireScope(ctx.viewer, 'pets:write');
-  const data = categoryData(input);
-  let category: Awaited<ReturnType<typeof ctx.db.category.create>>;
-  try {
-    category = await ctx.db.category.create({ data });
-  } catch (error) {
-    throw nameTaken(error, data.name);
-  }
-  await ctx.changes.publish([{ entity: 'category', kind: 'created', id: category.id }]);
-  return category;
-}
+export const createCategory = domainOperation(
+  'createCategory',
+  async function createCategory(ctx: DomainContext, input: CategoryInput) {
+    requireScope(ctx.viewer, 'pets:write');
+    const data = categoryData(input);
+    let category: Awaited<ReturnType<typeof ctx.db.category.create>>;
+    try {
+      category = await ctx.db.category.create({ data });
+    } catch (error) {
+      throw nameTaken(error, data.name);
+    }
+    await ctx.changes.publish([{ entity: 'category', kind: 'created', id: category.id }]);
+    return category;
+  },
+);
 
 /**
  * Replaces a category's name and description (an omitted description is cleared). With
  * `ifVersion`, only while the category is still at one of those versions (else
  * PRECONDITION_FAILED).
  */
-export async function updateCategory(
-  ctx: DomainContext,
-  rawId: unknown,
-  input: CategoryInput,
-  ifVersion?: IfVersion,
-) {
-  requireScope(ctx.viewer, 'pets:write');
-  const id = parseId(rawId, 'id');
-  const data = categoryData(input);
-  const category = await inTransaction(ctx.db, (tx) =>
-    writeVersioned(
-      { resource: 'category', id, ifVersion },
-      () => tx.category.findUnique({ where: { id } }),
-      async (before) => {
-        try {
-          const { count } = await tx.category.updateMany({
-            where: { id, version: before.version },
-            data: { ...data, version: nextVersion },
-          });
-          if (count === 0) return undefined;
-        } catch (error) {
-          throw nameTaken(error, data.name);
-        }
-        return { ...before, ...data, version: before.version + 1 };
-      },
-    ),
-  );
-  await ctx.changes.publish([{ entity: 'category', kind: 'updated', id }]);
-  return category;
-}
+export const updateCategory = domainOperation(
+  'updateCategory',
+  async function updateCategory(
+    ctx: DomainContext,
+    rawId: unknown,
+    input: CategoryInput,
+    ifVersion?: IfVersion,
+  ) {
+    requireScope(ctx.viewer, 'pets:write');
+    const id = parseId(rawId, 'id');
+    const data = categoryData(input);
+    const category = await inTransaction(ctx.db, (tx) =>
+      writeVersioned(
+        { resource: 'category', id, ifVersion },
+        () => tx.category.findUnique({ where: { id } }),
+        async (before) => {
+          try {
+            const { count } = await tx.category.updateMany({
+              where: { id, version: before.version },
+              data: { ...data, version: nextVersion },
+            });
+            if (count === 0) return undefined;
+          } catch (error) {
+            throw nameTaken(error, data.name);
+          }
+          return { ...before, ...data, version: before.version + 1 };
+        },
+      ),
+    );
+    await ctx.changes.publish([{ entity: 'category', kind: 'updated', id }]);
+    return category;
+  },
+);
 
 /** Deletes a category that has no pets; with `ifVersion`, as updateCategory. */
-export async function deleteCategory(
-  ctx: DomainContext,
-  rawId: unknown,
-  ifVersion?: IfVersion,
-): Promise<bigint> {
-  requireScope(ctx.viewer, 'pets:write');
-  const id = parseId(rawId, 'id');
-  const inUse = () =>
-    new DomainError('CATEGORY_IN_USE', `Category ${id} still has pets; move or delete them first`);
-  await inTransaction(ctx.db, (tx) =>
-    writeVersioned(
-      { resource: 'category', id, ifVersion },
-      () => tx.category.findUnique({ where: { id }, select: { version: true } }),
-      async (before) => {
-        if (await tx.pet.findFirst({ where: { categoryId: id }, select: { id: true } }))
-          throw inUse();
-        try {
-          const { count } = await tx.category.deleteMany({
-            where: { id, version: before.version },
-          });
-          return count === 0 ? undefined : id;
-        } catch (error) {
-          // A pet created between the check and the delete.
-          if (isPrismaError(error, 'P2003')) throw inUse();
-          throw error;
-        }
-      },
-    ),
-  );
-  await ctx.changes.publish([{ entity: 'category', kind: 'deleted', id }]);
-  return id;
-}
+export const deleteCategory = domainOperation(
+  'deleteCategory',
+  async function deleteCategory(
+    ctx: DomainContext,
+    rawId: unknown,
+    ifVersion?: IfVersion,
+  ): Promise<bigint> {
+    requireScope(ctx.viewer, 'pets:write');
+    const id = parseId(rawId, 'id');
+    const inUse = () =>
+      new DomainError(
+        'CATEGORY_IN_USE',
+        `Category ${id} still has pets; move or delete them first`,
+      );
+    await inTransaction(ctx.db, (tx) =>
+      writeVersioned(
+        { resource: 'category', id, ifVersion },
+        () => tx.category.findUnique({ where: { id }, select: { version: true } }),
+        async (before) => {
+          if (await tx.pet.findFirst({ where: { categoryId: id }, select: { id: true } }))
+            throw inUse();
+          try {
+            const { count } = await tx.category.deleteMany({
+              where: { id, version: before.version },
+            });
+            return count === 0 ? undefined : id;
+          } catch (error) {
+            // A pet created between the check and the delete.
+            if (isPrismaError(error, 'P2003')) throw inUse();
+            throw error;
+          }
+        },
+      ),
+    );
+    await ctx.changes.publish([{ entity: 'category', kind: 'deleted', id }]);
+    return id;
+  },
+);
 
 function nameTaken(error: unknown, name: string): unknown {
   return isPrismaError(error, 'P2002')

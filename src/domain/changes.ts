@@ -10,9 +10,14 @@ export type Change =
 /** Where a change was made: by this process, or by another replica (heard through the feed). */
 export type ChangeOrigin = 'local' | 'remote';
 
+/**
+ * `cause` is the write's trace context (a W3C `traceparent`) when tracing is on: the events the
+ * changes become link to the write's trace, on this replica or another.
+ */
 export type ChangeListener = (
   changes: readonly Change[],
   origin: ChangeOrigin,
+  cause?: string,
 ) => void | Promise<void>;
 
 /**

@@ -2,6 +2,7 @@ import * as batchReads from '../db/batch-reads.js';
 import { insertOrderTakingStock } from '../db/place-order.js';
 import { inTransaction } from '../db/transaction.js';
 import type { Prisma } from '../generated/sqlite/client.js';
+import { domainOperation } from '../tracing/hooks.js';
 import { requireScope } from './authorization.js';
 import type { Change } from './changes.js';
 import type { DomainContext } from './context.js';
@@ -37,15 +38,21 @@ export function ordersWhere(filter: OrderFilter): Prisma.OrderWhereInput {
   };
 }
 
-export function getOrder(ctx: DomainContext, rawId: unknown) {
-  requireScope(ctx.viewer, 'orders:read');
-  return ctx.db.order.findUnique({ where: { id: parseId(rawId, 'id') } });
-}
+export const getOrder = domainOperation(
+  'getOrder',
+  function getOrder(ctx: DomainContext, rawId: unknown) {
+    requireScope(ctx.viewer, 'orders:read');
+    return ctx.db.order.findUnique({ where: { id: parseId(rawId, 'id') } });
+  },
+);
 
-export function listOrders(ctx: DomainContext, filter: OrderFilter, page: Page) {
-  requireScope(ctx.viewer, 'orders:read');
-  return ctx.db.order.findMany(pageArgs(page, ordersWhere(filter), 'id'));
-}
+export const listOrders = domainOperation(
+  'listOrders',
+  function listOrders(ctx: DomainContext, filter: OrderFilter, page: Page) {
+    requireScope(ctx.viewer, 'orders:read');
+    return ctx.db.order.findMany(pageArgs(page, ordersWhere(filter), 'id'));
+  },
+);
 
 /** Orders by id, for a caller who may read orders (rows come back in no particular order). */
 export function ordersByIds(ctx: DomainContext, ids: readonly bigint[]) {
@@ -65,10 +72,13 @@ export function orderCountsByPet(ctx: DomainContext, petIds: readonly bigint[]) 
   return batchReads.orderCountsByPet(ctx.db, petIds);
 }
 
-export function countOrders(ctx: DomainContext, filter: OrderFilter) {
-  requireScope(ctx.viewer, 'orders:read');
-  return ctx.db.order.count({ where: ordersWhere(filter) });
-}
+export const countOrders = domainOperation(
+  'countOrders',
+  function countOrders(ctx: DomainContext, filter: OrderFilter) {
+    requireScope(ctx.viewer, 'orders:read');
+    return ctx.db.order.count({ where: ordersWhere(filter) });
+  },
+);
 
 /**
  * Places an order, holding every stock rule: the pet must exist and be available (checked first,
@@ -77,120 +87,129 @@ export function countOrders(ctx: DomainContext, filter: OrderFilter) {
  * them: an order whose request timed out is rolled back, never committed when a lock it waited
  * for goes away.
  */
-export async function placeOrder(ctx: DomainContext, input: NewOrderInput) {
-  requireScope(ctx.viewer, 'orders:write');
-  const petId = parseId(input.petId, 'petId');
-  const quantity = integerInRange(input.quantity, 'quantity', 1, MAX_ORDER_QUANTITY);
-  const shipDate = optionalDateTime(input.shipDate, 'shipDate');
-  const placed = await inTransaction(ctx.db, (tx) =>
-    insertOrderTakingStock(tx, ctx.dialect, petId, quantity, shipDate),
-  );
-  if (placed.order) {
-    const changes: Change[] = [
-      { entity: 'order', kind: 'created', id: placed.order.id, petId },
-      { entity: 'inventory', kind: 'updated', petId },
-    ];
-    // Only the last unit changes the pet (it becomes sold).
-    if (placed.soldOut) changes.push({ entity: 'pet', kind: 'updated', id: petId });
-    await ctx.changes.publish(changes);
-    return placed.order;
-  }
-  if (placed.status === undefined) {
-    throw new DomainError('UNKNOWN_PET', `petId ${petId} names no existing pet`);
-  }
-  if (placed.status !== 'available') {
-    throw new DomainError('PET_NOT_AVAILABLE', `Pet ${petId} is ${placed.status}, not available`);
-  }
-  throw new DomainError(
-    'INSUFFICIENT_STOCK',
-    `Pet ${petId} has fewer than ${quantity} units in stock`,
-  );
-}
+export const placeOrder = domainOperation(
+  'placeOrder',
+  async function placeOrder(ctx: DomainContext, input: NewOrderInput) {
+    requireScope(ctx.viewer, 'orders:write');
+    const petId = parseId(input.petId, 'petId');
+    const quantity = integerInRange(input.quantity, 'quantity', 1, MAX_ORDER_QUANTITY);
+    const shipDate = optionalDateTime(input.shipDate, 'shipDate');
+    const placed = await inTransaction(ctx.db, (tx) =>
+      insertOrderTakingStock(tx, ctx.dialect, petId, quantity, shipDate),
+    );
+    if (placed.order) {
+      const changes: Change[] = [
+        { entity: 'order', kind: 'created', id: placed.order.id, petId },
+        { entity: 'inventory', kind: 'updated', petId },
+      ];
+      // The pet itself changes only when this order took its last unit: it is sold now.
+      if (placed.soldOut) changes.push({ entity: 'pet', kind: 'updated', id: petId });
+      await ctx.changes.publish(changes);
+      return placed.order;
+    }
+    if (placed.status === undefined) {
+      throw new DomainError('UNKNOWN_PET', `petId ${petId} names no existing pet`);
+    }
+    if (placed.status !== 'available') {
+      throw new DomainError('PET_NOT_AVAILABLE', `Pet ${petId} is ${placed.status}, not available`);
+    }
+    throw new DomainError(
+      'INSUFFICIENT_STOCK',
+      `Pet ${petId} has fewer than ${quantity} units in stock`,
+    );
+  },
+);
 
 /**
  * Updates shipDate and/or completes an order. Completion is final. With `ifVersion`, only while the
  * order is still at one of those versions (else PRECONDITION_FAILED).
  */
-export async function updateOrder(
-  ctx: DomainContext,
-  rawId: unknown,
-  input: OrderUpdateInput,
-  ifVersion?: IfVersion,
-) {
-  requireScope(ctx.viewer, 'orders:write');
-  const id = parseId(rawId, 'id');
-  const shipDate =
-    input.shipDate === undefined ? undefined : optionalDateTime(input.shipDate, 'shipDate');
-  const complete = input.complete ?? undefined;
-  const order = await inTransaction(ctx.db, (tx) =>
-    writeVersioned(
-      { resource: 'order', id, ifVersion },
-      () => tx.order.findUnique({ where: { id } }),
-      async (order) => {
-        if (order.complete) {
-          const reopens = complete === false;
-          const movesShipDate =
-            shipDate !== undefined && shipDate?.getTime() !== order.shipDate?.getTime();
-          if (reopens || movesShipDate) throw alreadyComplete(id, 'changed');
-          return order;
-        }
-        // Nothing to change: the order stays as it is, at its version.
-        if (shipDate === undefined && complete === undefined) return order;
-        const { count } = await tx.order.updateMany({
-          where: { id, complete: false, version: order.version },
-          data: { shipDate, complete, version: nextVersion },
-        });
-        // Changed since it was read (perhaps completed): read again.
-        if (count === 0) return undefined;
-        return tx.order.findUniqueOrThrow({ where: { id } });
-      },
-    ),
-  );
-  await ctx.changes.publish([{ entity: 'order', kind: 'updated', id, petId: order.petId }]);
-  return order;
-}
+export const updateOrder = domainOperation(
+  'updateOrder',
+  async function updateOrder(
+    ctx: DomainContext,
+    rawId: unknown,
+    input: OrderUpdateInput,
+    ifVersion?: IfVersion,
+  ) {
+    requireScope(ctx.viewer, 'orders:write');
+    const id = parseId(rawId, 'id');
+    const shipDate =
+      input.shipDate === undefined ? undefined : optionalDateTime(input.shipDate, 'shipDate');
+    const complete = input.complete ?? undefined;
+    const order = await inTransaction(ctx.db, (tx) =>
+      writeVersioned(
+        { resource: 'order', id, ifVersion },
+        () => tx.order.findUnique({ where: { id } }),
+        async (order) => {
+          if (order.complete) {
+            const reopens = complete === false;
+            const movesShipDate =
+              shipDate !== undefined && shipDate?.getTime() !== order.shipDate?.getTime();
+            if (reopens || movesShipDate) throw alreadyComplete(id, 'changed');
+            return order;
+          }
+          // Nothing to change: the order stays as it is, at its version.
+          if (shipDate === undefined && complete === undefined) return order;
+          const { count } = await tx.order.updateMany({
+            where: { id, complete: false, version: order.version },
+            data: { shipDate, complete, version: nextVersion },
+          });
+          // Changed since it was read (perhaps completed): read again.
+          if (count === 0) return undefined;
+          return tx.order.findUniqueOrThrow({ where: { id } });
+        },
+      ),
+    );
+    await ctx.changes.publish([{ entity: 'order', kind: 'updated', id, petId: order.petId }]);
+    return order;
+  },
+);
 
 /**
  * Cancels (deletes) an incomplete order, returning its units to stock (which bumps the inventory
  * item's version, and the pet's when it turns available again). With `ifVersion`, as updateOrder.
  */
-export async function cancelOrder(
-  ctx: DomainContext,
-  rawId: unknown,
-  ifVersion?: IfVersion,
-): Promise<bigint> {
-  requireScope(ctx.viewer, 'orders:write');
-  const id = parseId(rawId, 'id');
-  const { petId, madeAvailable } = await inTransaction(ctx.db, (tx) =>
-    writeVersioned(
-      { resource: 'order', id, ifVersion },
-      () => tx.order.findUnique({ where: { id } }),
-      async (order) => {
-        if (order.complete) throw alreadyComplete(id, 'cancelled');
-        const { count } = await tx.order.deleteMany({
-          where: { id, complete: false, version: order.version },
-        });
-        if (count === 0) return undefined;
-        await tx.inventoryItem.update({
-          where: { petId: order.petId },
-          data: { quantity: { increment: order.quantity }, version: nextVersion },
-        });
-        const { count: madeAvailable } = await tx.pet.updateMany({
-          where: { id: order.petId, status: 'sold' },
-          data: { status: 'available', version: nextVersion },
-        });
-        return { petId: order.petId, madeAvailable: madeAvailable > 0 };
-      },
-    ),
-  );
-  const changes: Change[] = [
-    { entity: 'order', kind: 'deleted', id, petId },
-    { entity: 'inventory', kind: 'updated', petId },
-  ];
-  if (madeAvailable) changes.push({ entity: 'pet', kind: 'updated', id: petId });
-  await ctx.changes.publish(changes);
-  return id;
-}
+export const cancelOrder = domainOperation(
+  'cancelOrder',
+  async function cancelOrder(
+    ctx: DomainContext,
+    rawId: unknown,
+    ifVersion?: IfVersion,
+  ): Promise<bigint> {
+    requireScope(ctx.viewer, 'orders:write');
+    const id = parseId(rawId, 'id');
+    const { petId, madeAvailable } = await inTransaction(ctx.db, (tx) =>
+      writeVersioned(
+        { resource: 'order', id, ifVersion },
+        () => tx.order.findUnique({ where: { id } }),
+        async (order) => {
+          if (order.complete) throw alreadyComplete(id, 'cancelled');
+          const { count } = await tx.order.deleteMany({
+            where: { id, complete: false, version: order.version },
+          });
+          if (count === 0) return undefined;
+          await tx.inventoryItem.update({
+            where: { petId: order.petId },
+            data: { quantity: { increment: order.quantity }, version: nextVersion },
+          });
+          const { count: madeAvailable } = await tx.pet.updateMany({
+            where: { id: order.petId, status: 'sold' },
+            data: { status: 'available', version: nextVersion },
+          });
+          return { petId: order.petId, madeAvailable: madeAvailable > 0 };
+        },
+      ),
+    );
+    const changes: Change[] = [
+      { entity: 'order', kind: 'deleted', id, petId },
+      { entity: 'inventory', kind: 'updated', petId },
+    ];
+    if (madeAvailable) changes.push({ entity: 'pet', kind: 'updated', id: petId });
+    await ctx.changes.publish(changes);
+    return id;
+  },
+);
 
 function alreadyComplete(id: bigint, verb: string): DomainError {
   return new DomainError('ORDER_ALREADY_COMPLETE', `Order ${id} is complete and cannot be ${verb}`);

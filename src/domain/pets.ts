@@ -2,6 +2,7 @@ import * as batchReads from '../db/batch-reads.js';
 import { isPrismaError } from '../db/errors.js';
 import { inTransaction, type Queries } from '../db/transaction.js';
 import type { Prisma } from '../generated/sqlite/client.js';
+import { domainOperation } from '../tracing/hooks.js';
 import { requireScope } from './authorization.js';
 import type { Change } from './changes.js';
 import type { DomainContext } from './context.js';
@@ -42,9 +43,12 @@ export function petsWhere(filter: PetFilter): Prisma.PetWhereInput {
   };
 }
 
-export function listPets(ctx: DomainContext, filter: PetFilter, page: Page) {
-  return ctx.db.pet.findMany(pageArgs(page, petsWhere(filter), 'id'));
-}
+export const listPets = domainOperation(
+  'listPets',
+  function listPets(ctx: DomainContext, filter: PetFilter, page: Page) {
+    return ctx.db.pet.findMany(pageArgs(page, petsWhere(filter), 'id'));
+  },
+);
 
 /** One page of pets (of `status`, when given) for each category, in one statement. */
 export function petPagesByCategory(
@@ -65,9 +69,12 @@ export function petCountsByCategory(
   return batchReads.petCountsByCategory(ctx.db, categoryIds, optionalStatus(status));
 }
 
-export function countPets(ctx: DomainContext, filter: PetFilter) {
-  return ctx.db.pet.count({ where: petsWhere(filter) });
-}
+export const countPets = domainOperation(
+  'countPets',
+  function countPets(ctx: DomainContext, filter: PetFilter) {
+    return ctx.db.pet.count({ where: petsWhere(filter) });
+  },
+);
 
 async function checkedInput(db: Queries, input: PetInput) {
   const name = requiredText(input.name, 'name', 100);
@@ -86,23 +93,26 @@ async function checkedInput(db: Queries, input: PetInput) {
 }
 
 /** Creates a pet with its inventory item (quantity 0); status defaults to available. */
-export async function createPet(ctx: DomainContext, input: PetInput) {
-  requireScope(ctx.viewer, 'pets:write');
-  const data = await checkedInput(ctx.db, input);
-  let pet: Awaited<ReturnType<typeof ctx.db.pet.create>>;
-  try {
-    pet = await ctx.db.pet.create({
-      data: { ...data, inventory: { create: { quantity: 0 } } },
-    });
-  } catch (error) {
-    throw unknownCategory(error, data.categoryId);
-  }
-  await ctx.changes.publish([
-    { entity: 'pet', kind: 'created', id: pet.id },
-    { entity: 'inventory', kind: 'created', petId: pet.id },
-  ]);
-  return pet;
-}
+export const createPet = domainOperation(
+  'createPet',
+  async function createPet(ctx: DomainContext, input: PetInput) {
+    requireScope(ctx.viewer, 'pets:write');
+    const data = await checkedInput(ctx.db, input);
+    let pet: Awaited<ReturnType<typeof ctx.db.pet.create>>;
+    try {
+      pet = await ctx.db.pet.create({
+        data: { ...data, inventory: { create: { quantity: 0 } } },
+      });
+    } catch (error) {
+      throw unknownCategory(error, data.categoryId);
+    }
+    await ctx.changes.publish([
+      { entity: 'pet', kind: 'created', id: pet.id },
+      { entity: 'inventory', kind: 'created', petId: pet.id },
+    ]);
+    return pet;
+  },
+);
 
 /**
  * Replaces a pet's name, category and status; an omitted status keeps the current one. With
@@ -110,83 +120,89 @@ export async function createPet(ctx: DomainContext, input: PetInput) {
  * A change of status is a change of the inventory item too (it shows the status): its version is
  * bumped with the pet's.
  */
-export async function updatePet(
-  ctx: DomainContext,
-  rawId: unknown,
-  input: PetInput,
-  ifVersion?: IfVersion,
-) {
-  requireScope(ctx.viewer, 'pets:write');
-  const id = parseId(rawId, 'id');
-  const { pet, statusChanged } = await inTransaction(ctx.db, (tx) =>
-    writeVersioned(
-      { resource: 'pet', id, ifVersion },
-      () => tx.pet.findUnique({ where: { id } }),
-      async (before) => {
-        const data = await checkedInput(tx, input);
-        let count: number;
-        try {
-          ({ count } = await tx.pet.updateMany({
-            where: { id, version: before.version },
-            data: { ...data, version: nextVersion },
-          }));
-        } catch (error) {
-          throw unknownCategory(error, data.categoryId);
-        }
-        if (count === 0) return undefined;
-        const pet = { ...before, ...data, status: data.status ?? before.status };
-        pet.version = before.version + 1;
-        const statusChanged = pet.status !== before.status;
-        if (statusChanged)
-          await tx.inventoryItem.updateMany({
-            where: { petId: id },
-            data: { version: nextVersion },
-          });
-        return { pet, statusChanged };
-      },
-    ),
-  );
-  const changes: Change[] = [{ entity: 'pet', kind: 'updated', id }];
-  // The inventory item shows the pet's status.
-  if (statusChanged) changes.push({ entity: 'inventory', kind: 'updated', petId: id });
-  await ctx.changes.publish(changes);
-  return pet;
-}
+export const updatePet = domainOperation(
+  'updatePet',
+  async function updatePet(
+    ctx: DomainContext,
+    rawId: unknown,
+    input: PetInput,
+    ifVersion?: IfVersion,
+  ) {
+    requireScope(ctx.viewer, 'pets:write');
+    const id = parseId(rawId, 'id');
+    const { pet, statusChanged } = await inTransaction(ctx.db, (tx) =>
+      writeVersioned(
+        { resource: 'pet', id, ifVersion },
+        () => tx.pet.findUnique({ where: { id } }),
+        async (before) => {
+          const data = await checkedInput(tx, input);
+          let count: number;
+          try {
+            ({ count } = await tx.pet.updateMany({
+              where: { id, version: before.version },
+              data: { ...data, version: nextVersion },
+            }));
+          } catch (error) {
+            throw unknownCategory(error, data.categoryId);
+          }
+          if (count === 0) return undefined;
+          const pet = { ...before, ...data, status: data.status ?? before.status };
+          pet.version = before.version + 1;
+          const statusChanged = pet.status !== before.status;
+          if (statusChanged)
+            await tx.inventoryItem.updateMany({
+              where: { petId: id },
+              data: { version: nextVersion },
+            });
+          return { pet, statusChanged };
+        },
+      ),
+    );
+    const changes: Change[] = [{ entity: 'pet', kind: 'updated', id }];
+    // The inventory item shows the pet's status.
+    if (statusChanged) changes.push({ entity: 'inventory', kind: 'updated', petId: id });
+    await ctx.changes.publish(changes);
+    return pet;
+  },
+);
 
 /** Deletes a pet that has no orders, with its inventory item; with `ifVersion`, as updatePet. */
-export async function deletePet(
-  ctx: DomainContext,
-  rawId: unknown,
-  ifVersion?: IfVersion,
-): Promise<bigint> {
-  requireScope(ctx.viewer, 'pets:write');
-  const id = parseId(rawId, 'id');
-  const hasOrders = () =>
-    new DomainError('PET_HAS_ORDERS', `Pet ${id} has orders and cannot be deleted`);
-  await inTransaction(ctx.db, (tx) =>
-    writeVersioned(
-      { resource: 'pet', id, ifVersion },
-      () => tx.pet.findUnique({ where: { id }, select: { version: true } }),
-      async (before) => {
-        if (await tx.order.findFirst({ where: { petId: id }, select: { id: true } }))
-          throw hasOrders();
-        try {
-          const { count } = await tx.pet.deleteMany({ where: { id, version: before.version } });
-          return count === 0 ? undefined : id;
-        } catch (error) {
-          // An order placed between the check and the delete.
-          if (isPrismaError(error, 'P2003')) throw hasOrders();
-          throw error;
-        }
-      },
-    ),
-  );
-  await ctx.changes.publish([
-    { entity: 'pet', kind: 'deleted', id },
-    { entity: 'inventory', kind: 'deleted', petId: id },
-  ]);
-  return id;
-}
+export const deletePet = domainOperation(
+  'deletePet',
+  async function deletePet(
+    ctx: DomainContext,
+    rawId: unknown,
+    ifVersion?: IfVersion,
+  ): Promise<bigint> {
+    requireScope(ctx.viewer, 'pets:write');
+    const id = parseId(rawId, 'id');
+    const hasOrders = () =>
+      new DomainError('PET_HAS_ORDERS', `Pet ${id} has orders and cannot be deleted`);
+    await inTransaction(ctx.db, (tx) =>
+      writeVersioned(
+        { resource: 'pet', id, ifVersion },
+        () => tx.pet.findUnique({ where: { id }, select: { version: true } }),
+        async (before) => {
+          if (await tx.order.findFirst({ where: { petId: id }, select: { id: true } }))
+            throw hasOrders();
+          try {
+            const { count } = await tx.pet.deleteMany({ where: { id, version: before.version } });
+            return count === 0 ? undefined : id;
+          } catch (error) {
+            // An order placed between the check and the delete.
+            if (isPrismaError(error, 'P2003')) throw hasOrders();
+            throw error;
+          }
+        },
+      ),
+    );
+    await ctx.changes.publish([
+      { entity: 'pet', kind: 'deleted', id },
+      { entity: 'inventory', kind: 'deleted', petId: id },
+    ]);
+    return id;
+  },
+);
 
 function unknownCategory(error: unknown, categoryId: bigint): unknown {
   // The category was deleted between the check and the write.

@@ -1,5 +1,6 @@
 import type { Change } from '../domain/changes.js';
 import { DomainError } from '../domain/errors.js';
+import { inLinkedSpan } from '../tracing/hooks.js';
 import type { GraphQLContext } from './context.js';
 import { PendingEvents } from './pending-events.js';
 import { SUBSCRIPTION_QUEUE_SIZE } from './subscriptions.js';
@@ -36,7 +37,8 @@ export function changeStream<Event, Value>(
   selection: ChangeSelection<Event, Value>,
   queueSize = SUBSCRIPTION_QUEUE_SIZE,
 ): AsyncIterableIterator<Value | Error> {
-  const pending = new PendingEvents<Event>(queueSize);
+  // Each event with the trace context of the write that caused it.
+  const pending = new PendingEvents<{ event: Event; cause: string | undefined }>(queueSize);
   let done = false;
   const finish = () => {
     if (done) return;
@@ -47,10 +49,10 @@ export function changeStream<Event, Value>(
     pending.notify();
   };
   const release = ctx.subscriber.subscriptions.open(ctx.subscriber.client, finish);
-  const unsubscribe = ctx.domain.changes.subscribe((changes) => {
+  const unsubscribe = ctx.domain.changes.subscribe((changes, _origin, cause) => {
     for (const change of changes) {
       const event = selection.select(change);
-      if (event !== undefined && !pending.add(selection.keyOf(event), event)) break;
+      if (event !== undefined && !pending.add(selection.keyOf(event), { event, cause })) break;
     }
     if (pending.overflowed) unsubscribe();
     pending.notify();
@@ -59,8 +61,8 @@ export function changeStream<Event, Value>(
   /** The next event's value, read afresh; undefined when the stream has ended. */
   const next = async (): Promise<Value | Error | undefined> => {
     while (!done) {
-      const event = pending.take();
-      if (event === undefined) {
+      const waiting = pending.take();
+      if (waiting === undefined) {
         if (pending.overflowed) {
           finish();
           return slowConsumer(queueSize);
@@ -71,7 +73,13 @@ export function changeStream<Event, Value>(
       // Each event reads anew: nothing an earlier event loaded is reused.
       ctx.nextEvent();
       try {
-        const value = await selection.deliver(event);
+        const { event, cause } = waiting;
+        const value = await inLinkedSpan(
+          'subscription event',
+          cause,
+          { 'graphql.subscription.event': selection.keyOf(event) },
+          async () => selection.deliver(event),
+        );
         if (value !== undefined && !done) return value;
       } catch (error) {
         // The field's resolver throws it: an error on this event (masked, e.g. UNAVAILABLE),

@@ -4,7 +4,13 @@ import { ListItemBudget } from './list-items.js';
 import { createLoaders, type Loaders } from './loaders.js';
 import type { Subscriber } from './subscriptions.js';
 
-/** Per-operation state shared by GraphQL resolvers: nothing here outlives the request. */
+/**
+ * What GraphQL resolvers share in one operation. The loaders are new for each operation (and for
+ * each event of a subscription) and the list-item budget for each HTTP request, so nothing they
+ * read is seen by another request; `domain` holds the app's own long-lived parts (the database
+ * handle, the change feed) beside the request's viewer, and a subscription keeps its context for
+ * as long as it is open.
+ */
 export interface GraphQLContext {
   readonly domain: DomainContext;
   /** Fresh for each operation: reads by id and relations, batched and cached for it alone. */

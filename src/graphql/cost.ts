@@ -1,3 +1,4 @@
+import { getDirective } from '@graphql-tools/utils';
 import {
   type DocumentNode,
   type FieldNode,
@@ -7,6 +8,8 @@ import {
   type GraphQLSchema,
   getNamedType,
   getNullableType,
+  isAbstractType,
+  isCompositeType,
   isInterfaceType,
   isListType,
   isObjectType,
@@ -15,14 +18,23 @@ import {
   type SelectionSetNode,
   type ValueNode,
 } from 'graphql';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../domain/paging.js';
+import { MAX_PAGE_SIZE } from '../domain/paging.js';
 
 /**
- * The cost of an operation: an upper bound on the number of fields its response can hold. Every
- * field counts 1; a list multiplies what it holds by its bound. A connection's `edges` are bounded
- * by the connection's `first` as the request really spells it (literal, variable or default), an
- * unpaged list (`Query.categories`) by its real size, any other list by the largest page size.
- * Introspection is free: GraphiQL needs it, and the depth limit bounds it.
+ * The cost of a request, from the weights the schema declares with the IBM GraphQL Cost
+ * Directives (src/graphql/schema/cost-directives.ts, printed in schema/schema.graphql):
+ * - a field weighs its `@cost`, else its type's `@cost`, else 1 for an object and 0 for a scalar
+ *   or an enum; an argument with a `@cost` adds its weight when the request gives it;
+ * - a list multiplies the weight and the selection of each item by its size: the value of its
+ *   `@listSize` slicing argument (`first`), however the request spells it (literal, variable,
+ *   variable default), else the assumed size; with `sizedFields`, that size is the size of those
+ *   fields (a connection's `edges`); an unpaged list (`Query.categories`) counts its real size;
+ *   a list with none of these counts as a full page (100);
+ * - a slicing value the field would refuse (negative, not an integer) counts as a full page too:
+ *   the request fails anyway, and no spelling makes a page look smaller than it is;
+ * - introspection (`__schema`, `__type`, `__typename`) is free: GraphiQL needs it, and the depth
+ *   limit bounds it.
+ * The same weights price what execution resolved (`resolvedCost`), with each list's real length.
  */
 export interface CostInput {
   schema: GraphQLSchema;
@@ -33,74 +45,312 @@ export interface CostInput {
   listSize?: (coordinate: string) => number | undefined;
 }
 
+interface ListSize {
+  assumedSize: number | undefined;
+  slicingArguments: readonly string[];
+  sizedFields: readonly string[];
+}
+
+/** What the directives say of one field, read once per schema. */
+interface FieldCost {
+  coordinate: string;
+  weight: number;
+  /** Weights of the arguments that carry one. */
+  argumentWeights: ReadonlyMap<string, number>;
+  list: boolean;
+  listSize: ListSize | undefined;
+  /** Default values of the slicing arguments that have one. */
+  slicingDefaults: ReadonlyMap<string, unknown>;
+  type: GraphQLNamedType;
+}
+
+type CostModel = Map<string, Map<string, FieldCost>>;
+
 /** Fragments may spread fragments; validation rejects cycles, this only has to terminate. */
 const MAX_FRAGMENT_NESTING = 50;
 
-export function operationCost(input: CostInput): number {
+const models = new WeakMap<GraphQLSchema, CostModel>();
+
+function weightOf(
+  schema: GraphQLSchema,
+  node: Parameters<typeof getDirective>[1],
+  where: string,
+): number | undefined {
+  const weight = getDirective(schema, node, 'cost')?.[0]?.weight;
+  if (weight === undefined) return undefined;
+  const value = Number(weight);
+  if (!Number.isFinite(value) || value < 0)
+    throw new Error(`@cost(weight: ${JSON.stringify(weight)}) on ${where} is not a weight`);
+  return value;
+}
+
+/** Reads the directives of every field once (and fails at start on a weight that is not one). */
+export function costModel(schema: GraphQLSchema): CostModel {
+  let model = models.get(schema);
+  if (model) return model;
+  model = new Map();
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (type.name.startsWith('__') || !(isObjectType(type) || isInterfaceType(type))) continue;
+    const fields = new Map<string, FieldCost>();
+    for (const field of Object.values(type.getFields()))
+      fields.set(field.name, fieldCost(schema, type.name, field));
+    model.set(type.name, fields);
+  }
+  models.set(schema, model);
+  return model;
+}
+
+function fieldCost(
+  schema: GraphQLSchema,
+  parent: string,
+  field: GraphQLField<unknown, unknown>,
+): FieldCost {
+  const coordinate = `${parent}.${field.name}`;
+  const type = getNamedType(field.type);
+  const weight =
+    weightOf(schema, field, coordinate) ??
+    weightOf(schema, type, type.name) ??
+    (isCompositeType(type) ? 1 : 0);
+  const argumentWeights = new Map<string, number>();
+  for (const arg of field.args) {
+    const argWeight = weightOf(schema, arg, `${coordinate}(${arg.name}:)`);
+    if (argWeight !== undefined) argumentWeights.set(arg.name, argWeight);
+  }
+  const directive = getDirective(schema, field, 'listSize')?.[0];
+  const listSize: ListSize | undefined = directive && {
+    assumedSize: typeof directive.assumedSize === 'number' ? directive.assumedSize : undefined,
+    slicingArguments: directive.slicingArguments ?? [],
+    sizedFields: directive.sizedFields ?? [],
+  };
+  const slicingDefaults = new Map<string, unknown>();
+  for (const name of listSize?.slicingArguments ?? []) {
+    const arg = field.args.find((candidate) => candidate.name === name);
+    if (arg?.defaultValue !== undefined) slicingDefaults.set(name, arg.defaultValue);
+  }
+  return {
+    coordinate,
+    weight,
+    argumentWeights,
+    list: isListType(getNullableType(field.type)),
+    listSize,
+    slicingDefaults,
+    type,
+  };
+}
+
+/** The fields of a document's operation, with what the cost rules need to walk them. */
+interface Walk {
+  model: CostModel;
+  schema: GraphQLSchema;
+  fragments: Map<string, FragmentDefinitionNode>;
+  variables: Record<string, unknown>;
+}
+
+function prepare(input: {
+  schema: GraphQLSchema;
+  document: DocumentNode;
+  operationName?: string | null | undefined;
+  variables?: Record<string, unknown> | null | undefined;
+}): { walk: Walk; operation: OperationDefinitionNode; root: GraphQLNamedType } | undefined {
   const operation = findOperation(input.document, input.operationName);
-  if (!operation) return 0;
+  if (!operation) return undefined;
   const root = input.schema.getRootType(operation.operation);
-  if (!root) return 0;
+  if (!root) return undefined;
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of input.document.definitions) {
     if (definition.kind === Kind.FRAGMENT_DEFINITION)
       fragments.set(definition.name.value, definition);
   }
   const variables = { ...defaultVariables(operation), ...(input.variables ?? {}) };
-  const listSize = input.listSize ?? (() => undefined);
+  return {
+    walk: { model: costModel(input.schema), schema: input.schema, fragments, variables },
+    operation,
+    root,
+  };
+}
 
+/** The estimated cost of an operation (see `CostInput`): what the budget is charged before it runs. */
+export function operationCost(input: CostInput): number {
+  const prepared = prepare(input);
+  if (!prepared) return 0;
+  const { walk, operation, root } = prepared;
+  const realSize = input.listSize ?? (() => undefined);
+
+  /** `sized`: the size the enclosing field gives to some of this selection's lists. */
   function selectionCost(
     selectionSet: SelectionSetNode,
     type: GraphQLNamedType,
-    pageSize: number | undefined,
+    sized: { fields: readonly string[]; size: number } | undefined,
     nesting: number,
   ): number {
     if (nesting > MAX_FRAGMENT_NESTING) return 0;
     let cost = 0;
     for (const selection of selectionSet.selections) {
       if (selection.kind === Kind.FIELD) {
-        cost += fieldCost(selection, type, pageSize, nesting);
+        const field = walk.model.get(type.name)?.get(selection.name.value);
+        if (!field || selection.name.value.startsWith('__')) continue; // validation reports it
+        cost += estimate(selection, field, sized, nesting);
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         const condition = selection.typeCondition
-          ? input.schema.getType(selection.typeCondition.name.value)
+          ? walk.schema.getType(selection.typeCondition.name.value)
           : type;
-        if (condition) cost += selectionCost(selection.selectionSet, condition, pageSize, nesting);
+        if (condition) cost += selectionCost(selection.selectionSet, condition, sized, nesting);
       } else {
-        const fragment = fragments.get(selection.name.value);
-        const condition = fragment && input.schema.getType(fragment.typeCondition.name.value);
+        const fragment = walk.fragments.get(selection.name.value);
+        const condition = fragment && walk.schema.getType(fragment.typeCondition.name.value);
         if (fragment && condition)
-          cost += selectionCost(fragment.selectionSet, condition, pageSize, nesting + 1);
+          cost += selectionCost(fragment.selectionSet, condition, sized, nesting + 1);
       }
     }
     return cost;
   }
 
-  function fieldCost(
+  function estimate(
     node: FieldNode,
-    parent: GraphQLNamedType,
-    pageSize: number | undefined,
+    field: FieldCost,
+    sized: { fields: readonly string[]; size: number } | undefined,
     nesting: number,
   ): number {
-    const name = node.name.value;
-    if (name.startsWith('__')) return 0;
-    if (!isObjectType(parent) && !isInterfaceType(parent)) return 0;
-    const field = parent.getFields()[name];
-    if (!field) return 0; // validation reports it
-    const ownPageSize = field.args.some((arg) => arg.name === 'first')
-      ? pageSizeOf(node, field, variables)
-      : undefined;
+    const slice = field.listSize && sliceOf(node, field, field.listSize, walk.variables);
+    const childrenSized =
+      field.listSize && field.listSize.sizedFields.length > 0 && slice !== undefined
+        ? { fields: field.listSize.sizedFields, size: slice }
+        : undefined;
     const children = node.selectionSet
-      ? selectionCost(node.selectionSet, getNamedType(field.type), ownPageSize, nesting)
+      ? selectionCost(node.selectionSet, field.type, childrenSized, nesting)
       : 0;
-    const items = isListType(getNullableType(field.type))
-      ? name === 'edges' && pageSize !== undefined
-        ? pageSize
-        : (listSize(`${parent.name}.${name}`) ?? MAX_PAGE_SIZE)
-      : 1;
-    return items * (1 + children);
+    const own = field.weight + children;
+    const args = argumentsCost(node, field);
+    if (!field.list) return own + args;
+    let items: number;
+    if (sized?.fields.includes(node.name.value)) items = sized.size;
+    else if (field.listSize && field.listSize.sizedFields.length === 0 && slice !== undefined)
+      items = slice;
+    else items = realSize(field.coordinate) ?? field.listSize?.assumedSize ?? MAX_PAGE_SIZE;
+    return items * own + args;
   }
 
   return selectionCost(operation.selectionSet, root, undefined, 0);
+}
+
+function argumentsCost(node: FieldNode, field: FieldCost): number {
+  if (field.argumentWeights.size === 0) return 0;
+  let cost = 0;
+  for (const arg of node.arguments ?? []) cost += field.argumentWeights.get(arg.name.value) ?? 0;
+  return cost;
+}
+
+/**
+ * The size a list field's slicing arguments give it: the largest of those the request gives (a
+ * value the field would refuse counts as a full page), else their defaults, else the assumed
+ * size; undefined for a field with no slicing argument.
+ */
+function sliceOf(
+  node: FieldNode,
+  field: FieldCost,
+  listSize: ListSize,
+  variables: Record<string, unknown>,
+): number | undefined {
+  if (listSize.slicingArguments.length === 0) return undefined;
+  let size: number | undefined;
+  for (const name of listSize.slicingArguments) {
+    const argument = node.arguments?.find((arg) => arg.name.value === name);
+    let value = argument ? literal(argument.value, variables) : undefined;
+    if (value == null) value = field.slicingDefaults.get(name);
+    if (value == null) continue;
+    const items =
+      typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : MAX_PAGE_SIZE;
+    size = Math.max(size ?? 0, items);
+  }
+  return size ?? listSize.assumedSize ?? MAX_PAGE_SIZE;
+}
+
+/**
+ * The cost of what execution resolved, with the same weights: each field in the response weighs
+ * what it weighs in the estimate, a list counts the items it really holds, and a field the
+ * response does not hold (skipped, or cut by an error) costs nothing. Fields the document selects
+ * twice under one name are resolved once, so they count once. Never more than the estimate.
+ */
+export function resolvedCost(input: {
+  schema: GraphQLSchema;
+  document: DocumentNode;
+  operationName?: string | null | undefined;
+  variables?: Record<string, unknown> | null | undefined;
+  data: unknown;
+}): number {
+  const prepared = prepare(input);
+  if (!prepared || !isRecord(input.data)) return 0;
+  const { walk, operation, root } = prepared;
+
+  /** The field nodes of a selection on `type`, by response key, fragments included. */
+  function collect(
+    selectionSet: SelectionSetNode,
+    type: GraphQLNamedType,
+    into: Map<string, FieldNode[]>,
+    nesting: number,
+  ): Map<string, FieldNode[]> {
+    if (nesting > MAX_FRAGMENT_NESTING) return into;
+    for (const selection of selectionSet.selections) {
+      if (selection.kind === Kind.FIELD) {
+        const key = selection.alias?.value ?? selection.name.value;
+        const nodes = into.get(key);
+        if (nodes) nodes.push(selection);
+        else into.set(key, [selection]);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        if (applies(selection.typeCondition?.name.value, type))
+          collect(selection.selectionSet, type, into, nesting);
+      } else {
+        const fragment = walk.fragments.get(selection.name.value);
+        if (fragment && applies(fragment.typeCondition.name.value, type))
+          collect(fragment.selectionSet, type, into, nesting + 1);
+      }
+    }
+    return into;
+  }
+
+  const applies = (condition: string | undefined, type: GraphQLNamedType) => {
+    if (condition === undefined || condition === type.name) return true;
+    const abstract = walk.schema.getType(condition);
+    return isAbstractType(abstract) && isObjectType(type) && walk.schema.isSubType(abstract, type);
+  };
+
+  function objectCost(nodes: readonly FieldNode[], type: GraphQLNamedType, value: unknown): number {
+    if (!isRecord(value)) return 0;
+    const fields = new Map<string, FieldNode[]>();
+    for (const node of nodes) if (node.selectionSet) collect(node.selectionSet, type, fields, 0);
+    return fieldsCost(fields, type, value);
+  }
+
+  function fieldsCost(
+    fields: Map<string, FieldNode[]>,
+    type: GraphQLNamedType,
+    value: Record<string, unknown>,
+  ): number {
+    let cost = 0;
+    for (const [key, nodes] of fields) {
+      const first = nodes[0];
+      if (!first || first.name.value.startsWith('__') || !(key in value)) continue;
+      const field = walk.model.get(type.name)?.get(first.name.value);
+      if (!field) continue;
+      cost += argumentsCost(first, field) + itemsCost(nodes, field, value[key]);
+    }
+    return cost;
+  }
+
+  function itemsCost(nodes: readonly FieldNode[], field: FieldCost, value: unknown): number {
+    if (Array.isArray(value)) {
+      let cost = 0;
+      for (const item of value) cost += itemsCost(nodes, field, item);
+      return cost;
+    }
+    return field.weight + objectCost(nodes, field.type, value);
+  }
+
+  return fieldsCost(collect(operation.selectionSet, root, new Map(), 0), root, input.data);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function findOperation(
@@ -129,25 +379,4 @@ function literal(value: ValueNode, variables: Record<string, unknown>): unknown 
   if (value.kind === Kind.VARIABLE) return variables[value.name.value];
   if (value.kind === Kind.NULL) return null;
   return Number.NaN;
-}
-
-/**
- * The page size a connection field will really use. A value the field would reject (not an
- * integer, out of range) costs the largest page: the request fails anyway, and no spelling can
- * make a page look smaller than it is.
- */
-function pageSizeOf(
-  node: FieldNode,
-  field: GraphQLField<unknown, unknown>,
-  variables: Record<string, unknown>,
-): number {
-  const argument = node.arguments?.find((arg) => arg.name.value === 'first');
-  const value = argument ? literal(argument.value, variables) : undefined;
-  if (value == null) {
-    const fallback = field.args.find((arg) => arg.name === 'first')?.defaultValue;
-    return typeof fallback === 'number' ? fallback : DEFAULT_PAGE_SIZE;
-  }
-  return typeof value === 'number' && Number.isInteger(value) && value >= 0
-    ? Math.min(value, MAX_PAGE_SIZE)
-    : MAX_PAGE_SIZE;
 }

@@ -3,7 +3,8 @@ import type { DocumentNode, GraphQLError, GraphQLSchema } from 'graphql';
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import type { Limits } from '../config.js';
 import { isRecord } from '../domain/validation.js';
-import { operationCost } from './cost.js';
+import { noteOperationCost } from '../tracing/graphql.js';
+import { costModel, operationCost } from './cost.js';
 import { refuseOperation } from './request-errors.js';
 import type { ListSizes, ListSizesContext } from './unpaged-lists.js';
 
@@ -52,6 +53,8 @@ export interface CostRule {
 }
 
 export function costRule({ schema, maxCost }: CostRuleOptions): CostRule {
+  // Read the schema's weights now: a `@cost` that is not a weight stops the start.
+  costModel(schema);
   return {
     cost: (document, operationName, variables, listSizes) =>
       operationCost({
@@ -64,7 +67,7 @@ export function costRule({ schema, maxCost }: CostRuleOptions): CostRule {
     check(cost) {
       if (cost > maxCost) {
         throw tooComplex(
-          `This request could return about ${cost} fields, more than the limit of ${maxCost}; ` +
+          `This request costs ${cost} points, more than the limit of ${maxCost}; ` +
             'ask for smaller pages (first) or fewer nested lists',
         );
       }
@@ -72,21 +75,35 @@ export function costRule({ schema, maxCost }: CostRuleOptions): CostRule {
   };
 }
 
+/** Where the cost rule leaves an operation's estimate, for its budget and its report. */
+export interface CostContext {
+  /** The operation's estimated cost, once validation priced it (refused or not). */
+  cost?: { requested: number };
+  /** A batched request's: the sum of its operations' estimates (see `batchRules`). */
+  batchCost?: number;
+}
+
 /**
  * The cost limit, in validation over the document Yoga parsed, with the operation's real variable
  * values: every page size counts however it is spelled (see `operationCost`). Over the limit the
  * operation is QUERY_TOO_COMPLEX and nothing runs; the refusal is thrown (as armor's limits are),
  * so that Yoga's validation cache, which keeps results by document, never keeps one that depends
- * on variables. Every transport goes through it.
+ * on variables. Every transport goes through it. The estimate is left on the context, where the
+ * cost budget and the response's `extensions.cost` read it (src/graphql/demand-control.ts).
  */
-export function costLimit(rule: CostRule): Plugin<{ params?: GraphQLParams } & ListSizesContext> {
+export function costLimit(
+  rule: CostRule,
+): Plugin<{ params?: GraphQLParams } & ListSizesContext & CostContext> {
   return {
     onValidate:
       ({ context, params: { documentAST } }) =>
       ({ result }) => {
         if (result.length > 0) return;
         const { operationName, variables } = context.params ?? {};
-        rule.check(rule.cost(documentAST, operationName, variables, context.listSizes));
+        const requested = rule.cost(documentAST, operationName, variables, context.listSizes);
+        (context as CostContext).cost = { requested };
+        noteOperationCost(context, requested);
+        rule.check(requested);
       },
   };
 }
@@ -106,13 +123,20 @@ export interface BatchRulesOptions {
 
 /**
  * What holds for a batched request as a whole, checked before any of its operations runs: at most
- * `limit` operations, and the sum of their costs under the cost limit. Documents come from the
- * parse cache Yoga reads, so nothing is parsed twice.
+ * `limit` operations, and the sum of their costs under the cost limit (left on the request's
+ * context as `batchCost`: the budget is charged it whole). Documents come from the parse cache
+ * Yoga reads, so nothing is parsed twice.
  */
-export function batchRules({ limit, rule, documentOf, sizesFor }: BatchRulesOptions): Plugin {
+export function batchRules({
+  limit,
+  rule,
+  documentOf,
+  sizesFor,
+}: BatchRulesOptions): Plugin<CostContext> {
   return {
-    onRequestParse: ({ request }) => ({
-      async onRequestParseDone({ requestParserResult }) {
+    onRequestParse: ({ request, serverContext }) => ({
+      onRequestParseDone({ requestParserResult }) {
+        // A single operation meets the cost rule in validation; nothing to wait for here.
         if (!Array.isArray(requestParserResult)) return;
         if (requestParserResult.length > limit)
           throw tooComplex(`A batch may hold at most ${limit} operations`);
@@ -120,14 +144,16 @@ export function batchRules({ limit, rule, documentOf, sizesFor }: BatchRulesOpti
           const document = documentOf(params);
           return document ? [{ params, document }] : [];
         });
-        const sizes = await sizesFor(
+        return sizesFor(
           operations.map(({ document }) => document),
           request,
-        );
-        let cost = 0;
-        for (const { params, document } of operations)
-          cost += rule.cost(document, params.operationName, params.variables, sizes);
-        rule.check(cost);
+        ).then((sizes) => {
+          let cost = 0;
+          for (const { params, document } of operations)
+            cost += rule.cost(document, params.operationName, params.variables, sizes);
+          (serverContext as CostContext).batchCost = cost;
+          rule.check(cost);
+        });
       },
     }),
   };

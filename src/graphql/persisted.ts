@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
+import { ConfigError } from '../config.js';
 import { isRecord } from '../domain/validation.js';
 import { refuse, refuseOperation } from './request-errors.js';
 
@@ -18,12 +19,12 @@ export function loadPersistedManifest(path: string): PersistedManifest {
   try {
     parsed = JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
-    throw new Error(
+    throw new ConfigError(
       `PERSISTED_OPERATIONS_ONLY: ${path} is not readable JSON (${(error as Error).message})`,
     );
   }
   if (!isRecord(parsed) || !Object.values(parsed).every((value) => typeof value === 'string')) {
-    throw new Error(
+    throw new ConfigError(
       `PERSISTED_OPERATIONS_ONLY: ${path} must be a JSON object mapping each hash to its document`,
     );
   }

@@ -81,10 +81,13 @@ export function unpagedLists({ schema, counters, parse }: UnpagedListsOptions): 
   return {
     sizesFor,
     plugin: {
-      async onParams({ params, request, context }) {
+      onParams({ params, request, context }) {
         const document = typeof params.query === 'string' ? parse(params.query) : undefined;
-        const sizes = document && (await sizesFor([document], request));
-        if (sizes) (context as ListSizesContext).listSizes = sizes;
+        // Synchronous unless there is something to count: most documents ask for no such list.
+        if (!document || listsIn(document).length === 0) return;
+        return sizesFor([document], request).then((sizes) => {
+          if (sizes) (context as ListSizesContext).listSizes = sizes;
+        });
       },
     },
   };

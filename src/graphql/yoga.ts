@@ -10,13 +10,16 @@ import { type ChangeFeed, readOnly } from '../domain/changes.js';
 import type { Viewer } from '../domain/context.js';
 import { anonymous } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
-import type { AccessLogFields } from '../http/env.js';
+import type { AccessLogFields, CostAccount } from '../http/env.js';
 import { renderGraphiQLPage } from '../http/graphiql.js';
 import type { Idempotency } from '../idempotency/keys.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../observability/metrics.js';
+import { graphqlTracing } from '../tracing/graphql.js';
+import { tracingEnabled } from '../tracing/hooks.js';
 import { compiledQueries } from './compiled-queries.js';
 import { createContext, type GraphQLContext } from './context.js';
+import { demandControl } from './demand-control.js';
 import { createDocumentCache } from './documents.js';
 import { createErrorHandling } from './errors.js';
 import { idempotentMutations } from './idempotency.js';
@@ -74,6 +77,9 @@ const subscriptionsOnlyOverWebSocket: Plugin<{ transport?: string }> = {
 
 const exampleQuery = `# Welcome to the Pet Store gateway. Press the run button to try this query.
 # REST API docs: /api/docs
+# What a request costs is in the response's extensions.cost (requested before it ran, actual
+# after, and your budget: throttleStatus); the weights are the @cost and @listSize directives of
+# the schema (Docs).
 query AvailablePets {
   pets(first: 5, status: available) {
     totalCount
@@ -126,6 +132,8 @@ export interface ServerContext {
   cacheable?: ((tags: readonly string[]) => void) | undefined;
   /** `websocket` for an operation sent over a WebSocket, which carries subscriptions only. */
   transport?: 'websocket';
+  /** The caller's GraphQL cost budget, while it is on (src/graphql/demand-control.ts). */
+  costAccount?: CostAccount | undefined;
 }
 
 export type GraphQLResult = ExecutionResult | AsyncIterable<ExecutionResult>;
@@ -241,6 +249,8 @@ function createYogaServer(
     // The batch limit is the contract's (QUERY_TOO_COMPLEX, in `batchRules`), not Yoga's.
     batching: { limit: Number.POSITIVE_INFINITY },
     plugins: [
+      // Outermost: the operation's span covers every phase and every other plugin's work.
+      ...(tracingEnabled() ? [graphqlTracing()] : []),
       // First: the other checks and the limits see the document a persisted operation stands for.
       persisted.plugin,
       requestShape,
@@ -256,6 +266,8 @@ function createYogaServer(
       lists.plugin,
       queryLimits(limits),
       costLimit(rule),
+      // After the batch rules (which price a batch) and the cost limit (which prices an operation).
+      demandControl(schema),
       subscriptionsOnlyOverWebSocket,
       compiledQueries(schema),
       ...(cache ? [cacheTagsPlugin(schema, operationOf)] : []),

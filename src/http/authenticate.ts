@@ -1,12 +1,15 @@
 import type { MiddlewareHandler } from 'hono';
 import { type TokenVerifier, viewerOf, WWW_AUTHENTICATE } from '../auth/tokens.js';
+import { anonymous } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
 import type { AppEnv } from './env.js';
 import { errorResponse } from './error-response.js';
 
 /**
- * Sets the request's viewer from `Authorization: Bearer <JWT>`. No header means anonymous; a header
- * that is not a valid bearer token rejects the whole request with 401 on both edges.
+ * Sets the request's viewer from `Authorization: Bearer <JWT>`; no header means anonymous. A header
+ * that is not a valid bearer token leaves the caller anonymous and is noted: `refuseInvalidToken`
+ * answers it with 401 after the rate limit has counted it, so that a flood of bad tokens is
+ * limited like any other traffic.
  */
 export function authenticate(verify: TokenVerifier): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -17,10 +20,20 @@ export function authenticate(verify: TokenVerifier): MiddlewareHandler<AppEnv> {
       );
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
-      return errorResponse(c, error, {
-        'WWW-Authenticate': `${WWW_AUTHENTICATE}, error="invalid_token"`,
-      });
+      c.set('viewer', anonymous);
+      c.set('invalidToken', error);
     }
     return next();
+  };
+}
+
+/** Refuses a request whose token `authenticate` found invalid: 401 on both edges. */
+export function refuseInvalidToken(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const error = c.get('invalidToken');
+    if (!error) return next();
+    return errorResponse(c, error, {
+      'WWW-Authenticate': `${WWW_AUTHENTICATE}, error="invalid_token"`,
+    });
   };
 }

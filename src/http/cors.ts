@@ -4,11 +4,14 @@ import { cors } from 'hono/cors';
 /** Response headers a browser script may read, besides the CORS-safelisted ones. */
 const exposedHeaders = [
   'X-Request-Id',
+  'traceresponse',
   'X-Total-Count',
   'Location',
   'ETag',
   'WWW-Authenticate',
   'Retry-After',
+  'RateLimit-Policy',
+  'RateLimit',
   'Idempotent-Replayed',
   'RateLimit-Limit',
   'RateLimit-Remaining',

@@ -1,8 +1,37 @@
 import type { Viewer } from '../domain/context.js';
+import type { DomainError } from '../domain/errors.js';
 
 /** What an edge adds to its request's access line (GraphQL: the operation names). */
 export interface AccessLogFields {
   operation?: string;
+}
+
+/** A caller's GraphQL cost budget at one moment, in Shopify's `throttleStatus` shape. */
+export interface CostBudgetStatus {
+  /** The most points the budget holds. */
+  maximumAvailable: number;
+  /** The points it holds now (whole points). */
+  currentlyAvailable: number;
+  /** Points it gets back a second. */
+  restoreRate: number;
+}
+
+export type CostCharge =
+  | { allowed: true; status: CostBudgetStatus }
+  | { allowed: false; status: CostBudgetStatus; retryAfterSeconds: number };
+
+/**
+ * The caller's GraphQL cost budget as one request uses it (src/rate-limit/cost-budget.ts): the
+ * GraphQL edge charges an operation's estimated cost before it runs and refunds what it did not
+ * spend after.
+ */
+export interface CostAccount {
+  /** Takes `points`; when the budget holds fewer, takes nothing and says how long to wait. */
+  charge(points: number): Promise<CostCharge>;
+  /** Gives back `points` charged but not spent. */
+  refund(points: number): Promise<CostBudgetStatus>;
+  /** The budget as this request last saw it, or as it is now when the request has not touched it. */
+  status(): Promise<CostBudgetStatus>;
 }
 
 /** Per-request values that app-level middleware hands to the edges (GraphQL and REST). */
@@ -21,5 +50,12 @@ export interface AppEnv {
      * kept.
      */
     cacheable: ((tags: readonly string[]) => void) | undefined;
+    /**
+     * A token that is present but invalid: the rate limit counts the request (by address) before
+     * it is refused with 401 (src/http/authenticate.ts).
+     */
+    invalidToken: DomainError | undefined;
+    /** On /graphql while the cost budget is on: the caller's budget (src/rate-limit/). */
+    costAccount: CostAccount | undefined;
   };
 }

@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { DomainError, type ErrorCode } from '../domain/errors.js';
+import { recordFailure } from '../tracing/hooks.js';
 import { graphqlErrorResponse } from './graphql-error-response.js';
 
 /**
@@ -13,6 +14,7 @@ export function errorResponse(
 ): Response {
   const { code, message, status } =
     typeof error === 'string' ? new DomainError(error, defaultMessages[error] ?? error) : error;
+  recordFailure({ code, status });
   if (c.req.path === '/graphql') return graphqlErrorResponse(c, code, message, headers);
   return Response.json({ code, message, status }, { status, headers });
 }

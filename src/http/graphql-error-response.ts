@@ -2,8 +2,11 @@ import type { Context } from 'hono';
 import { type ErrorCode, errorStatus } from '../domain/errors.js';
 
 /**
- * An error answered before Yoga runs (body too large, wrong method), in the GraphQL shape:
- * `{"errors":[{"message","extensions":{"code","status"}}]}` with the contract's HTTP status.
+ * An error on /graphql answered by the app's middleware instead of Yoga (an invalid token, the
+ * rate limit, the time limit, a body too large, a method Yoga does not serve), in the GraphQL
+ * shape `{"errors":[{"message","extensions":{"code","status"}}]}`. Its HTTP status is the code's
+ * whatever the client accepts; the content type is `application/graphql-response+json` when the
+ * client accepts it, else `application/json`.
  */
 export function graphqlErrorResponse(
   c: Context,

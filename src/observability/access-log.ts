@@ -26,7 +26,8 @@ export function accessLog(logger: Logger): MiddlewareHandler<AppEnv> {
     const fields: AccessLogFields = {};
     c.set('requestId', requestId);
     c.set('accessLog', fields);
-    // Every line logged while serving the request carries its id (see createLogger).
+    // Lines about this request carry the id only where their code passes it (REST and GraphQL
+    // failures, readiness; see createLogger): the id travels on the context, not in the logger.
     await next();
     setResponseHeader(c, 'X-Request-Id', requestId);
     const status = c.res.status;

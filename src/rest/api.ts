@@ -1,4 +1,4 @@
-import { Hono, type MiddlewareHandler } from 'hono';
+import { type Context, Hono, type MiddlewareHandler } from 'hono';
 import { entityTag, listTag, type Tag } from '../cache/tags.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
@@ -12,6 +12,7 @@ import type { AppEnv } from '../http/env.js';
 import type { Idempotency } from '../idempotency/keys.js';
 import type { Logger } from '../logger.js';
 import { clientKey } from '../rate-limit/middleware.js';
+import { inSpan, tracingEnabled } from '../tracing/hooks.js';
 import { refuseAfterSunset } from './deprecation.js';
 import { restErrorHandler } from './errors.js';
 import { keyedMethods, runIdempotent } from './idempotent.js';
@@ -65,7 +66,9 @@ export function createRestApi({
   for (const route of allRoutes) {
     const { spec } = route;
     const guard: MiddlewareHandler<AppEnv> = spec.body ? tooLarge : (_c, next) => next();
-    api.on(spec.method.toUpperCase(), honoPath(spec.path), guard, (c) => {
+    const spanName = `REST ${spec.operationId}`;
+    const attributes = { 'petstore.rest.operation': spec.operationId };
+    const handle = (c: Context<AppEnv>) => {
       if (spec.deprecation) refuseAfterSunset(c, spec.deprecation, config);
       // Refuse a caller without the scope before reading the request (the domain checks again).
       if (spec.scope) requireScope(c.get('viewer'), spec.scope);
@@ -83,7 +86,14 @@ export function createRestApi({
         return runIdempotent(c, idempotency, caller, deps, (keyed) => route.run(c, keyed));
       }
       return route.run(c, deps);
-    });
+    };
+    const traced = (c: Context<AppEnv>) => inSpan(spanName, attributes, () => handle(c));
+    api.on(
+      spec.method.toUpperCase(),
+      honoPath(spec.path),
+      guard,
+      tracingEnabled() ? traced : handle,
+    );
   }
 
   for (const [path, allow] of allowedMethods(allRoutes)) {

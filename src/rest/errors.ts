@@ -8,6 +8,7 @@ import type { AppEnv } from '../http/env.js';
 import { KeyInFlight } from '../idempotency/keys.js';
 import type { Logger } from '../logger.js';
 import { logFailure } from '../observability/log-throttle.js';
+import { recordFailure } from '../tracing/hooks.js';
 import { stringifyJson } from './json.js';
 import { JSON_CONTENT_TYPE, sendJson, versionTag } from './respond.js';
 
@@ -41,6 +42,7 @@ export function recordedError(error: unknown): RecordedResponse {
 export function restErrorHandler(logger: Logger): ErrorHandler<AppEnv> {
   return (error, c) => {
     const { body, log, headers } = answerOf(error);
+    recordFailure(body);
     logFailure(logger, log, {
       err: error,
       requestId: c.get('requestId'),

@@ -80,6 +80,17 @@ const integer = { type: 'integer', minimum: 0 } as const;
 
 /** Headers of the rate limiter, on every response while it is on (RATE_LIMIT_PER_MINUTE > 0). */
 const rateLimitHeaders: Record<string, HeaderDoc> = {
+  'RateLimit-Policy': {
+    description:
+      'The request budget, as the IETF draft "RateLimit header fields for HTTP" writes it: ' +
+      '`"requests";q=<requests>;w=60`.',
+    schema: string,
+  },
+  RateLimit: {
+    description:
+      'What is left of it: `"requests";r=<requests left>;t=<seconds until the window resets>`.',
+    schema: string,
+  },
   'RateLimit-Limit': { description: 'Requests allowed per client and minute.', schema: integer },
   'RateLimit-Remaining': { description: 'Requests left in the current window.', schema: integer },
   'RateLimit-Reset': { description: 'Seconds until the window resets.', schema: integer },

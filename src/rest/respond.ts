@@ -1,6 +1,7 @@
 import type { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { strongETag } from '../cache/validators.js';
 import type { PetStatus } from '../domain/pets.js';
 import { versionOf } from '../domain/versions.js';
 import { stringifyJson } from './json.js';
@@ -8,14 +9,24 @@ import type { Category, InventoryItem, Order, Pet } from './schemas.js';
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
-/** A JSON response; bigints are written as exact JSON numbers. */
+/**
+ * A JSON response; bigints are written as exact JSON numbers. A read's answer carries a strong
+ * ETag: the resource's version when the caller names it, else one computed here from the text (the
+ * HTTP validators would otherwise read the body back).
+ */
 export function sendJson(
   c: Context,
   status: ContentfulStatusCode,
   body: unknown,
   headers: Record<string, string> = {},
 ): Response {
-  return c.body(stringifyJson(body), status, { 'content-type': JSON_CONTENT_TYPE, ...headers });
+  const text = stringifyJson(body);
+  const read = status === 200 && (c.req.method === 'GET' || c.req.method === 'HEAD');
+  return c.body(text, status, {
+    'content-type': JSON_CONTENT_TYPE,
+    ...(read && headers.etag === undefined ? { etag: strongETag(text) } : {}),
+    ...headers,
+  });
 }
 
 /**

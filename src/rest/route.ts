@@ -45,7 +45,7 @@ export interface Deprecation {
 /**
  * One REST operation, declared once: the request parts as zod schemas, the success response, and
  * the rule errors its handler can yield. The request errors (400, 413, 415, 410) follow from the
- * declaration; document.ts turns it into the OpenAPI operation and api.ts mounts it.
+ * declaration; openapi.ts turns it into the OpenAPI operation and api.ts mounts it.
  */
 export interface RouteSpec<P, Q, B> {
   method: Method;

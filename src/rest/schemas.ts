@@ -17,11 +17,19 @@ const jsonInteger = () => z.union([z.number(), z.bigint()], { error: 'must be an
 const int64 = (description: string) =>
   jsonInteger().openapi({ type: 'integer', format: 'int64', minimum: 1, description, example: 1 });
 
-/** A count in a body: handed to the domain as a number (a huge one still fails its range check). */
-const count = (min: number, max: number, description: string) =>
-  jsonInteger()
-    .transform(Number)
-    .openapi({ type: 'integer', format: 'int32', minimum: min, maximum: max, description });
+/**
+ * A count in a body: handed to the domain as a number (a huge one still fails its range check).
+ * `example` is what Swagger UI's "Try it out" sends (without one it sends the maximum).
+ */
+const count = (min: number, max: number, description: string, example?: number) =>
+  jsonInteger().transform(Number).openapi({
+    type: 'integer',
+    format: 'int32',
+    minimum: min,
+    maximum: max,
+    description,
+    example,
+  });
 
 const text = () => z.string({ error: 'must be a string' });
 
@@ -95,9 +103,11 @@ export const NewCategory = z
     id: serverAssignsIds(),
     // Not one of the sample data's categories: Swagger's "Try it out" succeeds as it is.
     name: name('Hamsters'),
-    description: text()
-      .optional()
-      .openapi({ maxLength: 500, description: 'At most 500 characters.' }),
+    description: text().optional().openapi({
+      maxLength: 500,
+      description: 'At most 500 characters.',
+      example: 'Small rodents',
+    }),
   })
   .openapi('NewCategory', {
     description:
@@ -118,7 +128,7 @@ export const NewOrder = z
     id: serverAssignsIds(),
     complete: ignored('an order is placed incomplete; complete it with PATCH.'),
     petId: int64('An existing, available pet.'),
-    quantity: count(1, MAX_ORDER_QUANTITY, 'Units to take from the stock.'),
+    quantity: count(1, MAX_ORDER_QUANTITY, 'Units to take from the stock.', 1),
     shipDate: dateTime('RFC 3339 with an offset.').optional(),
   })
   .openapi({ description: 'An order to place.' });
@@ -155,7 +165,7 @@ export const InventoryItem = z
 export const InventoryUpdate = z
   .strictObject({
     id: ignored('the path names the pet.'),
-    quantity: count(0, MAX_STOCK, 'The new stock.'),
+    quantity: count(0, MAX_STOCK, 'The new stock.', 10),
   })
   .openapi('InventoryUpdate', {
     description: 'Stock above 0 makes a sold pet available again; 0 changes no status.',
@@ -188,15 +198,18 @@ export const ErrorBody = z
     description: 'Every failure: a stable code, a message and the HTTP status.',
   });
 
-/** A path parameter holding an id: a string here, checked by the domain's parseId. */
-export const idParam = (param: string, description: string) =>
+/**
+ * A path parameter holding an id: a string here, checked by the domain's parseId. `example` is
+ * the id Swagger UI's "Try it out" sends: one that succeeds on the sample data.
+ */
+export const idParam = (param: string, description: string, example = 1) =>
   z.string().openapi({
     param: { name: param, in: 'path' },
     type: 'integer',
     format: 'int64',
     minimum: 1,
     description,
-    example: 1,
+    example,
   });
 
 /** An optional query parameter, read as text and converted (and checked) by the handler. */

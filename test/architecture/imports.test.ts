@@ -10,6 +10,10 @@ import { describe, expect, it } from 'vitest';
  */
 const layers: readonly (readonly string[])[] = [
   ['config'],
+  // Tracing's hooks sit just above the configuration: the logger, the database, the domain and
+  // both edges call them. They load nothing until the SDK (tracing/sdk.ts, imported dynamically by
+  // server.ts alone) turns them on, so a layer this low costs nothing when tracing is off.
+  ['tracing'],
   ['logger', 'cli', 'build'],
   ['generated'],
   ['db'],

@@ -103,12 +103,20 @@ describeDb('rate limiting', () => {
 });
 
 describeDb('rate limiting turned off', () => {
-  const app = useTestApp({ RATE_LIMIT_PER_MINUTE: '0' });
+  const app = useTestApp({ RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_COST_PER_MINUTE: '0' });
 
-  it('sends no RateLimit headers', async () => {
+  it('sends no RateLimit headers, and no budget in extensions.cost', async () => {
     const response = await postGraphQL(app(), { query: '{ categories { id } }' });
     expect(response.status).toBe(200);
     expect(response.headers.get('ratelimit-limit')).toBeNull();
+    expect(response.headers.get('ratelimit-policy')).toBeNull();
+    expect(response.headers.get('ratelimit')).toBeNull();
+    expect((await response.json()).extensions).toEqual({
+      cost: { requestedQueryCost: 0, actualQueryCost: 0 },
+    });
+    const restResponse = await rest(app(), 'GET', '/categories');
+    expect(restResponse.headers.get('ratelimit-policy')).toBeNull();
+    expect(restResponse.headers.get('ratelimit')).toBeNull();
   });
 });
 

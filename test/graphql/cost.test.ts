@@ -4,10 +4,12 @@ import { describeDb, useTestApp } from '../helpers/app.js';
 import type { Client } from '../helpers/client.js';
 import { makeCategory, makeOrder, makePet } from '../helpers/factories.js';
 import { graphqlRequest } from '../helpers/graphql.js';
+import { sdlActual, sdlEstimate } from '../helpers/sdl-cost.js';
 
 interface Body {
   data?: unknown;
   errors?: { message: string; path?: unknown[]; extensions: { code: string; status: number } }[];
+  extensions?: { cost?: { requestedQueryCost: number; actualQueryCost?: number } };
 }
 
 async function post(app: Client, body: unknown, headers: Record<string, string> = {}) {
@@ -72,14 +74,13 @@ describeDb('the cost limit counts page sizes however they are spelled', () => {
   });
 
   it('refuses a batch whose operations fit one by one but not together', async () => {
-    const operation = { query: `{ ${fullPage} }` };
-    expect((await post(app(), [operation, operation])).status).toBe(200);
-    expectTooComplex(
-      await post(
-        app(),
-        Array.from({ length: 4 }, () => operation),
-      ),
-    );
+    // 100 pets, each with a page of 20 of its category's pets: 4401 points, under 5000 alone.
+    const operation = {
+      query:
+        '{ pets(first: 100) { edges { node { category { pets { edges { node { id } } } } } } } }',
+    };
+    expect((await post(app(), [operation])).status).toBe(200);
+    expectTooComplex(await post(app(), [operation, operation]));
   });
 
   it('counts a variable default and an omitted variable like the value they stand for', async () => {
@@ -129,9 +130,10 @@ describeDb('the cost limit counts page sizes however they are spelled', () => {
 });
 
 describeDb('an unpaged list counts by its real size', () => {
-  // `categories { id name description }` costs 4 a category. The rows are made behind the app's
-  // back (no write evicts), so the response cache, which answers before the cost rule, is off.
-  const app = useTestApp({ GRAPHQL_MAX_COST: '30', RESPONSE_CACHE_TTL_MS: '0' });
+  // `categories { id name description }` costs 1 a category (an object; its scalars are free).
+  // The rows are made behind the app's back (no write evicts), so the response cache, which
+  // answers before the cost rule, is off.
+  const app = useTestApp({ GRAPHQL_MAX_COST: '7', RESPONSE_CACHE_TTL_MS: '0' });
   const query = '{ categories { id name description } }';
 
   it('accepts the list while it is small and refuses it once it has grown', async () => {
@@ -168,11 +170,11 @@ describeDb('the cap on resolved list items backs the cost rule up', () => {
   });
 });
 
-/** Fields in a response: what the cost rule bounds. */
-function countFields(value: unknown): number {
-  if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + countFields(item), 0);
+/** Objects in a response: each weighs at least 1, so the cost rule bounds them. */
+function countObjects(value: unknown): number {
+  if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + countObjects(item), 0);
   if (typeof value !== 'object' || value === null) return 0;
-  return Object.values(value).reduce((sum: number, field) => sum + 1 + countFields(field), 0);
+  return Object.values(value).reduce((sum: number, field) => sum + countObjects(field), 1);
 }
 
 /** How a page size is spelled in a generated document. */
@@ -229,7 +231,8 @@ const scalarsOf: Record<string, string> = {
  * Prints shapes; page sizes passed as variables are added to `variables`. A field that appears
  * twice in one selection gets an alias the second time: two `orders` with different arguments, or
  * two `category` whose selections do (their fields merge), would be an invalid document, refused
- * by validation before its cost is counted.
+ * by validation before its cost is counted; and a field selected twice under one name is resolved
+ * once, while the estimate counts it twice.
  */
 function print(shapes: Shape[], type: string, variables: Record<string, number>): string {
   const seen = new Map<string, number>();
@@ -241,7 +244,8 @@ function print(shapes: Shape[], type: string, variables: Record<string, number>)
   return shapes
     .map((shape) => {
       if (shape.field === 'scalars') return scalarsOf[type];
-      if (shape.field === 'inventory') return `inventory { ${scalarsOf.inventory} }`;
+      if (shape.field === 'inventory')
+        return `${aliasOf('inventory')}inventory { ${scalarsOf.inventory} }`;
       if (shape.field === 'category')
         return `${aliasOf('category')}category { ${print(shape.inner, 'category', variables)} }`;
       if (shape.field === 'pet')
@@ -260,7 +264,7 @@ function print(shapes: Shape[], type: string, variables: Record<string, number>)
     .join(' ');
 }
 
-describeDb('generated documents: what the cost rule accepts stays within the budget', () => {
+describeDb('generated documents: the cost a client computes from the SDL, and what runs', () => {
   const maxCost = 400;
   const app = useTestApp({ GRAPHQL_MAX_COST: String(maxCost) });
 
@@ -273,7 +277,7 @@ describeDb('generated documents: what the cost rule accepts stays within the bud
     }
   });
 
-  it('never returns more fields than the limit, nor an error other than the limit', async () => {
+  it('reports the estimate a client computes from the published SDL, and never resolves more', async () => {
     let accepted = 0;
     await fc.assert(
       fc.asyncProperty(petShapes.pet, async (shapes) => {
@@ -281,22 +285,35 @@ describeDb('generated documents: what the cost rule accepts stays within the bud
         const selection = print(shapes, 'pet', variables);
         const definitions = Object.keys(variables).map((name) => `$${name}: Int`);
         const header = definitions.length > 0 ? `query(${definitions.join(', ')})` : 'query';
+        const query = `${header} { pets(first: 10) { edges { node { ${selection} } } } }`;
         const result = await post(
           app(),
-          {
-            query: `${header} { pets(first: 10) { edges { node { ${selection} } } } }`,
-            variables,
-          },
+          { query, variables },
           // Pet.orders needs orders:read.
           { authorization: app().authorization },
         );
+        const cost = result.body.extensions?.cost;
         if (result.status === 400) {
-          expect(result.body.errors?.[0]?.extensions.code).toBe('QUERY_TOO_COMPLEX');
+          const error = result.body.errors?.[0];
+          expect(error?.extensions.code).toBe('QUERY_TOO_COMPLEX');
+          expect(cost).not.toHaveProperty('actualQueryCost');
+          // Refused by the cost rule: priced as the SDL says. By the depth or alias limit, which
+          // run first: not priced at all.
+          if (/costs \d+ points/.test(error?.message ?? '')) {
+            expect(cost?.requestedQueryCost).toBe(sdlEstimate({ query, variables }));
+            expect(cost?.requestedQueryCost).toBeGreaterThan(maxCost);
+          } else {
+            expect(cost?.requestedQueryCost).toBe(0);
+          }
           return;
         }
+        expect(cost?.requestedQueryCost).toBe(sdlEstimate({ query, variables }));
         accepted++;
         expect(result.body.errors).toBeUndefined();
-        expect(countFields(result.body.data)).toBeLessThanOrEqual(maxCost);
+        expect(cost?.actualQueryCost).toBe(sdlActual(query, result.body.data));
+        expect(cost?.actualQueryCost).toBeLessThanOrEqual(cost?.requestedQueryCost ?? 0);
+        // The data object itself is not a field: it weighs nothing.
+        expect(countObjects(result.body.data) - 1).toBeLessThanOrEqual(cost?.actualQueryCost ?? 0);
       }),
       { numRuns: 60 },
     );

@@ -143,6 +143,8 @@ describeDb('automatic persisted queries over HTTP', () => {
             extensions: { code: 'PERSISTED_QUERY_NOT_FOUND', status: 400 },
           },
         ],
+        // Refused before its document was known: nothing priced, nothing charged.
+        extensions: { cost: { requestedQueryCost: 0 } },
       },
     };
     expect(await answer(await postRequest(app(), { extensions }))).toEqual(expected);
@@ -155,7 +157,13 @@ describeDb('automatic persisted queries over HTTP', () => {
     const extensions = { persistedQuery: { version: 1, sha256Hash: sha256(query) } };
     const variables = { id: String(pet.id) };
     const registered = await answer(await postRequest(app(), { query, variables, extensions }));
-    expect(registered).toEqual({ status: 200, body: { data: { pet: { name: 'Persisted' } } } });
+    expect(registered).toEqual({
+      status: 200,
+      body: {
+        data: { pet: { name: 'Persisted' } },
+        extensions: { cost: { requestedQueryCost: 1, actualQueryCost: 1 } },
+      },
+    });
     const byHash = await getRequest(app(), { variables, extensions });
     expect(byHash.headers.get('etag')).toMatch(/^"/);
     expect(await answer(byHash)).toEqual(registered);
@@ -197,13 +205,20 @@ describeDb('PERSISTED_OPERATIONS_ONLY', () => {
           extensions: { code: 'PERSISTED_QUERY_ONLY', status: 400 },
         },
       ],
+      extensions: { cost: { requestedQueryCost: 0 } },
     },
   };
 
   it('runs a listed operation by its hash, by POST and by GET', async () => {
     const pet = await makePet(app(), { name: 'Listed' });
     const variables = { id: String(pet.id) };
-    const ok = { status: 200, body: { data: { pet: { name: 'Listed' } } } };
+    const ok = {
+      status: 200,
+      body: {
+        data: { pet: { name: 'Listed' } },
+        extensions: { cost: { requestedQueryCost: 1, actualQueryCost: 1 } },
+      },
+    };
     for (const sha256Hash of [`sha256:${sha256(listed)}`, sha256(listed)]) {
       const extensions = { persistedQuery: { version: 1, sha256Hash } };
       expect(await answer(await postRequest(app(), { variables, extensions }))).toEqual(ok);

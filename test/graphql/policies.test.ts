@@ -196,12 +196,15 @@ describeDb('the GraphQL policies on every transport', () => {
             { query: `subscription { petChanged(id: "${petId}") { id } }` },
             touchPet,
           );
-    expect(result).toEqual({
-      data:
-        transport === 'POST' || transport === 'GET'
-          ? { pets: { totalCount: 5 } }
-          : { petChanged: { id: petId } },
-    });
+    expect(result).toEqual(
+      transport === 'POST' || transport === 'GET'
+        ? {
+            data: { pets: { totalCount: 5 } },
+            extensions: { cost: { requestedQueryCost: 2, actualQueryCost: 2 } },
+          }
+        : // A subscription's events carry no cost report.
+          { data: { petChanged: { id: petId } } },
+    );
   });
 });
 

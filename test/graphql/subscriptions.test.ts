@@ -202,7 +202,7 @@ describeDb('subscriptions on the real server', () => {
       expect(overSse.headers.get('content-type')).toBe('text/event-stream');
       const streamed = await overSse.text();
       expect(streamed).toMatch(
-        /event: next\ndata: \{"errors":\[\{"message":"[^"]+","extensions":\{"code":"QUERY_TOO_COMPLEX","status":400\}\}\]\}\n\nevent: complete\n/,
+        /event: next\ndata: \{"errors":\[\{"message":"[^"]+","extensions":\{"code":"QUERY_TOO_COMPLEX","status":400\}\}\],"extensions":\{"cost":\{"requestedQueryCost":\d+\}\}\}\n\nevent: complete\n/,
       );
     }
 

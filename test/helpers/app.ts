@@ -52,6 +52,7 @@ export async function createTestApp(
     SEED: 'false',
     LOG_LEVEL: 'silent',
     RATE_LIMIT_PER_MINUTE: '0',
+    RATE_LIMIT_COST_PER_MINUTE: '0',
     AUTH_JWT_SECRET: secret,
     ...env,
   });

@@ -51,6 +51,7 @@ export async function startServer(
       PORT: '0',
       LOG_LEVEL: 'info',
       RATE_LIMIT_PER_MINUTE: '0',
+      RATE_LIMIT_COST_PER_MINUTE: '0',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -56,13 +56,15 @@ describeDb('very deeply nested JSON bodies', () => {
   it('GraphQL: JSON.parse reads any depth; deep bodies get a 4xx or their normal result, never a 5xx', async () => {
     const fetch = (request: Request) => app().fetch(request);
     const nested = deep(51_000);
+    // Introspection costs nothing (docs/demand-control.md).
+    const free = { cost: { requestedQueryCost: 0, actualQueryCost: 0 } };
     // Variables the operation does not use are ignored, however deep.
     expect(
       await postGraphQL(fetch, `{"query":"{ __typename }","variables":{"a":${nested}}}`),
-    ).toEqual({ status: 200, body: { data: { __typename: 'Query' } } });
+    ).toEqual({ status: 200, body: { data: { __typename: 'Query' }, extensions: free } });
     expect(
       await postGraphQL(fetch, `{"query":"{ __typename }","extensions":{"a":${nested}}}`),
-    ).toEqual({ status: 200, body: { data: { __typename: 'Query' } } });
+    ).toEqual({ status: 200, body: { data: { __typename: 'Query' }, extensions: free } });
     // Variables that are not an object: a request error.
     const notObject = await postGraphQL(fetch, `{"query":"{ __typename }","variables":${nested}}`);
     expect(notObject.status).toBe(400);

@@ -61,14 +61,17 @@ describeDb('the response cache and HTTP validators', () => {
     const after = await scrape(app());
 
     expect(first.status).toBe(200);
+    const data = { pet: { id: String(pet.id), name: 'Cached', status: 'available' } };
     expect(JSON.parse(firstBody)).toEqual({
-      data: { pet: { id: String(pet.id), name: 'Cached', status: 'available' } },
+      data,
+      extensions: { cost: { requestedQueryCost: 1, actualQueryCost: 1 } },
     });
     expect(first.headers.get('cache-control')).toBe('no-cache');
     expect(first.headers.get('etag')).toMatch(/^"[\w-]{32}"$/);
     expect(first.headers.get('last-modified')).toBeNull();
     expect(second.status).toBe(200);
-    expect(await second.text()).toBe(firstBody);
+    // A hit runs nothing and is charged nothing: its report says so.
+    expect(await second.json()).toEqual({ data, extensions: { cost: { requestedQueryCost: 0 } } });
     expect(second.headers.get('etag')).toBe(first.headers.get('etag'));
     const delta = (name: string) =>
       cacheCount(after, name, { edge: 'graphql' }) - cacheCount(before, name, { edge: 'graphql' });
@@ -134,6 +137,7 @@ describeDb('the response cache and HTTP validators', () => {
     const authorized = await postQuery(app(), PetWithOrders, variables, token());
     expect(await authorized.json()).toEqual({
       data: { pet: { id: String(pet.id), name: pet.name, orders: { totalCount: 1 } } },
+      extensions: { cost: { requestedQueryCost: 3, actualQueryCost: 3 } },
     });
     const anonymous = (await (await postQuery(app(), PetWithOrders, variables)).json()) as {
       data: unknown;
@@ -211,6 +215,24 @@ describeDb('the response cache and HTTP validators', () => {
     const posted = await rest(app(), 'POST', '/categories', { json: { name: 'Brand new kind' } });
     expect(posted.status).toBe(201);
     expect(await categories()).toEqual([...first, 'Brand new kind']);
+  });
+
+  it('answers a hit before GraphQL runs: no operation executed, no SQL statement', async () => {
+    const pet = await makePet(app(), { name: 'Answered early' });
+    const query = `query Early($id: ID!) { pet(id: $id) { name } }`;
+    const variables = { id: String(pet.id) };
+    const operations = async () =>
+      sampleValue(await scrape(app()), 'graphql_envelop_request', {
+        operationType: 'query',
+        operationName: 'Early',
+      }) ?? 0;
+    const first = await postQuery(app(), query, variables);
+    expect(await first.json()).toEqual({ data: { pet: { name: 'Answered early' } } });
+    const [ranBefore, statementsBefore] = [await operations(), app().database.statementCount()];
+    const second = await postQuery(app(), query, variables);
+    expect(await second.json()).toEqual({ data: { pet: { name: 'Answered early' } } });
+    expect(await operations()).toBe(ranBefore);
+    expect(app().database.statementCount()).toBe(statementsBefore);
   });
 
   it('shows hits, misses and evictions in /metrics', async () => {

@@ -44,7 +44,10 @@ describeDb('the HTTP surface outside /api', () => {
       }),
     );
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ data: { categories: [] } });
+    expect(await response.json()).toEqual({
+      data: { categories: [] },
+      extensions: { cost: { requestedQueryCost: 0, actualQueryCost: 0 } },
+    });
   });
 
   it('answers another method on /graphql with 405, Allow and a GraphQL error', async () => {

@@ -7,6 +7,7 @@ import { createTestApp, database, databaseAvailable, type TestApp } from '../hel
 import { anonymous, withAuthorization } from '../helpers/client.js';
 import { makeCategory, makePet, stockOf } from '../helpers/factories.js';
 import { graphqlRequest } from '../helpers/graphql.js';
+import { sampleValue, scrape } from '../helpers/metrics.js';
 import { rest } from '../helpers/rest.js';
 
 const redisUrl = inject('redisUrl');
@@ -92,6 +93,45 @@ describe.runIf(runs)('two replicas on one PostgreSQL and one Redis', () => {
   });
 });
 
+describe.runIf(runs)('two replicas sharing one cost budget through Redis', () => {
+  let replicas: Replicas;
+  beforeAll(async () => {
+    // 35 points a minute: a write weighs 10, and the bucket refills by one in 1.7 s.
+    replicas = await startReplicas({
+      REDIS_URL: redisUrl ?? '',
+      RATE_LIMIT_COST_PER_MINUTE: '35',
+    });
+  });
+  afterAll(() => replicas?.close());
+
+  it("charges a client's operations on either replica to one bucket: the 4th write is refused", async () => {
+    const token = `Bearer ${await replicas.a.token(undefined, { subject: `cost-${Date.now()}` })}`;
+    const results: { status: number; left?: number }[] = [];
+    for (let i = 0; i < 4; i++) {
+      const replica = i % 2 === 0 ? replicas.a : replicas.b;
+      const response = await replica.fetch(
+        graphqlRequest(
+          {
+            query: `mutation { createCategory(input: { name: "Shared ${i} ${Date.now()}" }) { id } }`,
+          },
+          { authorization: token },
+        ),
+      );
+      const body = (await response.json()) as {
+        extensions: { cost: { throttleStatus: { currentlyAvailable: number } } };
+      };
+      results.push({
+        status: response.status,
+        left: body.extensions.cost.throttleStatus.currentlyAvailable,
+      });
+    }
+    expect(results.map((result) => result.status)).toEqual([200, 200, 200, 429]);
+    // Each replica saw what the other had taken.
+    expect(results[1]?.left).toBeLessThan(20);
+    expect(results[2]?.left).toBeLessThan(10);
+  });
+});
+
 describe.runIf(runs)('an orders race split across two replicas', () => {
   let replicas: Replicas;
   beforeAll(async () => {
@@ -125,6 +165,12 @@ describe.runIf(runs)('an orders race split across two replicas', () => {
     // A never read this path itself: what it answers is what B stored.
     expect(await readOn(replicas.a)).toBe(category.name);
 
+    const heardOnB = listen(replicas.b);
+    const evictions = async (replica: TestApp) =>
+      sampleValue(await scrape(replica), 'petstore_response_cache_evictions_total', {
+        reason: 'write',
+      }) ?? 0;
+    const before = { a: await evictions(replicas.a), b: await evictions(replicas.b) };
     const renamed = await rest(replicas.a, 'PUT', `/categories/${category.id}`, {
       json: { name: `Renamed ${category.id}` },
     });
@@ -132,6 +178,11 @@ describe.runIf(runs)('an orders race split across two replicas', () => {
     // Right after A's answer, with no wait: B's read and A's GraphQL read see the write.
     expect(await readOnB()).toBe(`Renamed ${category.id}`);
     expect(await viaGraphqlOnA()).toBe(`Renamed ${category.id}`);
+    // The write evicted once, on the replica that made it; B heard of it and evicted nothing.
+    await eventually(() => heardOnB.some((change) => change.entity === 'category'));
+    // The two answers cached for this category: B's REST read and A's GraphQL read.
+    expect((await evictions(replicas.a)) - before.a).toBe(2);
+    expect((await evictions(replicas.b)) - before.b).toBe(0);
   });
 
   it('never oversells: 200 concurrent orders for a stock of 50, exactly 50 succeed', async () => {
@@ -206,6 +257,7 @@ describe.runIf(runs && redisServer)('replicas while Redis is lost and back', () 
     replicas = await startReplicas({
       REDIS_URL: `redis://127.0.0.1:${port}`,
       RATE_LIMIT_PER_MINUTE: '1000',
+      RATE_LIMIT_COST_PER_MINUTE: '100000',
     });
   });
   afterAll(async () => {
@@ -221,6 +273,12 @@ describe.runIf(runs && redisServer)('replicas while Redis is lost and back', () 
         json: { name: `Without Redis ${replica === replicas.a ? 'A' : 'B'} ${port}` },
       });
       expect(category.status).toBe(201);
+      // The cost budget fails open too: each replica keeps its own bucket meanwhile.
+      const read = await replica.fetch(graphqlRequest({ query: '{ categories { id } }' }));
+      expect(read.status).toBe(200);
+      expect(((await read.json()) as { extensions: unknown }).extensions).toMatchObject({
+        cost: { throttleStatus: { maximumAvailable: 100000 } },
+      });
       const ready = await replica.fetch(new Request('http://petstore.test/health/ready'));
       expect(ready.status).toBe(200);
       expect(await ready.json()).toEqual({

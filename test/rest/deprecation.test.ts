@@ -108,7 +108,7 @@ describeDb('the deprecated GET /api/pets/{petId}', () => {
   });
 
   describe('on every answer, whoever gives it', () => {
-    const app = useTestApp({ RATE_LIMIT_PER_MINUTE: '4', RESPONSE_CACHE_TTL_MS: '0' });
+    const app = useTestApp({ RATE_LIMIT_PER_MINUTE: '5', RESPONSE_CACHE_TTL_MS: '0' });
     const sunsetApp = useTestApp({ PET_BY_ID_SUNSET: '2026-01-01T00:00:00Z' });
 
     /** Deprecated calls counted so far, all clients together. */
@@ -137,8 +137,7 @@ describeDb('the deprecated GET /api/pets/{petId}', () => {
       ]);
       answers.push([400, () => get(app, '/pets/abc', { 'user-agent': 'one' })]);
       answers.push([404, () => get(app, '/pets/987654', { 'user-agent': 'one' })]);
-      // The budget of 4 is spent.
-      answers.push([429, () => get(app, `/pets/${pet.id}`, { 'user-agent': 'one' })]);
+      // An invalid token counts against its address's budget before it is refused.
       answers.push([
         401,
         () =>
@@ -147,6 +146,8 @@ describeDb('the deprecated GET /api/pets/{petId}', () => {
             'user-agent': 'three',
           }),
       ]);
+      // The budget of 5 is spent.
+      answers.push([429, () => get(app, `/pets/${pet.id}`, { 'user-agent': 'one' })]);
       answers.push([410, () => get(sunsetApp, `/pets/${pet.id}`)]);
 
       for (const [status, send] of answers) {

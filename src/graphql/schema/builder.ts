@@ -27,6 +27,20 @@ export const builder = new SchemaBuilder<{
   Directives: {
     beta: { locations: 'FIELD_DEFINITION'; args: Record<string, never> };
     experimental: { locations: 'FIELD_DEFINITION'; args: Record<string, never> };
+    // The IBM GraphQL Cost Directives (cost-directives.ts).
+    cost: {
+      locations: 'FIELD_DEFINITION' | 'OBJECT' | 'ARGUMENT_DEFINITION' | 'SCALAR' | 'ENUM';
+      args: { weight: string };
+    };
+    listSize: {
+      locations: 'FIELD_DEFINITION';
+      args: {
+        assumedSize?: number;
+        slicingArguments?: readonly string[];
+        sizedFields?: readonly string[];
+        requireOneSlicingArgument?: boolean;
+      };
+    };
   };
 }>({
   plugins: [PrismaPlugin, DirectivesPlugin],

@@ -8,6 +8,7 @@ import { parseId } from '../../domain/ids.js';
 import { primed } from '../loaders.js';
 import { builder } from './builder.js';
 import { buildConnection, connectionArgs, connectionPage } from './connection.js';
+import { connectionCost, mutationCost } from './cost-directives.js';
 import { PetConnection } from './pet.js';
 import { PetStatus } from './pet-status.js';
 import {
@@ -26,6 +27,7 @@ export const Category = builder.prismaObject('Category', {
     pets: t.field({
       type: PetConnection,
       args: { ...connectionArgs, status: t.arg({ type: PetStatus }) },
+      directives: connectionCost,
       resolve: async (category, args, ctx) => {
         const page = connectionPage(args);
         const loader = ctx.loaders.petsOfCategory({ status: args.status, page });
@@ -57,6 +59,9 @@ builder.queryFields((t) => ({
   }),
   categories: t.field({
     type: [Category],
+    description:
+      'Every category, unpaged. Its cost counts the real number of categories (counted before ' +
+      'the request runs), not an assumed size.',
     resolve: async (_root, _args, ctx) => {
       const categories = await listCategories(ctx.domain);
       primed(ctx.loaders.category, categories, (category) => category.id);
@@ -68,11 +73,13 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   createCategory: t.field({
+    directives: mutationCost,
     type: Category,
     args: { input: t.arg({ type: NewCategory, required: true }) },
     resolve: (_root, args, ctx) => createCategory(ctx.domain, args.input),
   }),
   updateCategory: t.field({
+    directives: mutationCost,
     type: Category,
     args: {
       id: t.arg.id({ required: true }),
@@ -83,6 +90,7 @@ builder.mutationFields((t) => ({
       updateCategory(ctx.domain, args.id, args.input, ifVersionOf(args.ifVersion)),
   }),
   deleteCategory: t.id({
+    directives: mutationCost,
     args: {
       id: t.arg.id({ required: true }),
       ifVersion: t.arg.string({ description: ifVersionDescription('category') }),

@@ -3,6 +3,7 @@ import { validationFailed } from '../../domain/errors.js';
 import { parseId } from '../../domain/ids.js';
 import { pageSize } from '../../domain/paging.js';
 import { builder } from './builder.js';
+import { countCost } from './cost-directives.js';
 
 /**
  * Relay-style connections with exactly the arguments of the contract (`first`, `after`): the
@@ -131,7 +132,7 @@ export function connectionType<Node>(
         },
       }),
       pageInfo: t.field({ type: PageInfo, resolve: (parent) => parent.pageInfo }),
-      totalCount: t.int({ resolve: (parent) => parent.totalCount() }),
+      totalCount: t.int({ directives: countCost, resolve: (parent) => parent.totalCount() }),
     }),
   });
 }

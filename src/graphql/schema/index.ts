@@ -1,5 +1,6 @@
 import { DirectiveLocation, GraphQLDirective, type GraphQLSchema } from 'graphql';
 import { builder } from './builder.js';
+import { costDirectives } from './cost-directives.js';
 import './category.js';
 import './inventory.js';
 import './order.js';
@@ -22,6 +23,6 @@ const stabilityDirectives = [
 ];
 
 export const schema: GraphQLSchema = builder.toSchema({
-  directives: stabilityDirectives,
+  directives: [...stabilityDirectives, ...costDirectives],
   sortSchema: false,
 });

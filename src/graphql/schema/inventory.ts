@@ -5,6 +5,7 @@ import type { GraphQLContext } from '../context.js';
 import { existing } from '../loaders.js';
 import { builder } from './builder.js';
 import { connectionArgs, connectionType, resolveListConnection } from './connection.js';
+import { connectionCost, mutationCost } from './cost-directives.js';
 import { PetStatus } from './pet-status.js';
 import {
   ifVersionDescription,
@@ -50,6 +51,7 @@ builder.queryFields((t) => ({
   inventories: t.field({
     type: InventoryItemConnection,
     args: connectionArgs,
+    directives: connectionCost,
     resolve: (_root, args, ctx) =>
       resolveListConnection(args, {
         list: (page) => listInventory(ctx.domain, page),
@@ -62,7 +64,7 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   updateInventory: t.field({
     type: InventoryItem,
-    directives: { beta: {} },
+    directives: { beta: {}, ...mutationCost },
     description: 'Sets the stock of a pet. Beta: the shape may still change.',
     args: {
       petId: t.arg.id({ required: true }),

@@ -8,6 +8,7 @@ import {
 } from '../../domain/orders.js';
 import { builder } from './builder.js';
 import { connectionArgs, connectionType, resolveListConnection } from './connection.js';
+import { connectionCost, mutationCost } from './cost-directives.js';
 import {
   ifVersionDescription,
   ifVersionOf,
@@ -55,6 +56,7 @@ builder.queryFields((t) => ({
     // Nullable: an anonymous document asking for pets and orders keeps its pets.
     nullable: true,
     args: { ...connectionArgs, petId: t.arg.id(), complete: t.arg.boolean() },
+    directives: connectionCost,
     resolve: (_root, args, ctx) => {
       const filter = { petId: args.petId, complete: args.complete };
       return resolveListConnection(args, {
@@ -68,11 +70,13 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   placeOrder: t.field({
+    directives: mutationCost,
     type: Order,
     args: { input: t.arg({ type: NewOrder, required: true }) },
     resolve: (_root, args, ctx) => placeOrder(ctx.domain, args.input),
   }),
   updateOrder: t.field({
+    directives: mutationCost,
     type: Order,
     args: {
       id: t.arg.id({ required: true }),
@@ -83,6 +87,7 @@ builder.mutationFields((t) => ({
       updateOrder(ctx.domain, args.id, args.input, ifVersionOf(args.ifVersion)),
   }),
   cancelOrder: t.id({
+    directives: mutationCost,
     args: {
       id: t.arg.id({ required: true }),
       ifVersion: t.arg.string({ description: ifVersionDescription('order') }),

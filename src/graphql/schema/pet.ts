@@ -10,6 +10,7 @@ import {
   connectionType,
   resolveListConnection,
 } from './connection.js';
+import { connectionCost, mutationCost } from './cost-directives.js';
 import { OrderConnection } from './order.js';
 import { PetStatus } from './pet-status.js';
 import {
@@ -31,6 +32,7 @@ export const Pet = builder.prismaObject('Pet', {
       // Nullable: a caller without orders:read keeps the pet and gets this field's error.
       nullable: true,
       args: connectionArgs,
+      directives: connectionCost,
       resolve: async (pet, args, ctx) => {
         requireScope(ctx.domain.viewer, 'orders:read');
         const page = connectionPage(args);
@@ -66,6 +68,7 @@ builder.queryFields((t) => ({
   pets: t.field({
     type: PetConnection,
     args: { ...connectionArgs, status: t.arg({ type: PetStatus }), categoryId: t.arg.id() },
+    directives: connectionCost,
     resolve: (_root, args, ctx) => {
       const filter = { status: args.status, categoryId: args.categoryId };
       return resolveListConnection(args, {
@@ -80,11 +83,13 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   createPet: t.field({
+    directives: mutationCost,
     type: Pet,
     args: { input: t.arg({ type: NewPet, required: true }) },
     resolve: (_root, args, ctx) => createPet(ctx.domain, args.input),
   }),
   updatePet: t.field({
+    directives: mutationCost,
     type: Pet,
     args: {
       id: t.arg.id({ required: true }),
@@ -95,6 +100,7 @@ builder.mutationFields((t) => ({
       updatePet(ctx.domain, args.id, args.input, ifVersionOf(args.ifVersion)),
   }),
   deletePet: t.id({
+    directives: mutationCost,
     args: {
       id: t.arg.id({ required: true }),
       ifVersion: t.arg.string({ description: ifVersionDescription('pet') }),

@@ -10,6 +10,14 @@ import { created, noContent, ok, one } from './success.js';
 
 const categoryPath = z.object({ categoryId: idParam('categoryId', 'The category id.') });
 
+/**
+ * Every sample category has pets, so the examples of the writes name category 6: the one the
+ * example of `POST /categories` creates on the sample data.
+ */
+const createdCategoryPath = z.object({
+  categoryId: idParam('categoryId', 'The category id.', 6),
+});
+
 export const listCategories = defineRoute(
   {
     method: 'get',
@@ -75,8 +83,10 @@ export const replaceCategory = defineRoute(
     scope: 'pets:write',
     tag: 'categories',
     summary: 'Replace a category',
-    description: 'A full replacement: an omitted `description` is cleared.',
-    params: categoryPath,
+    description:
+      'A full replacement: an omitted `description` is cleared. The example id, 6, is the ' +
+      'category the example of `POST /categories` creates on the sample data.',
+    params: createdCategoryPath,
     body: NewCategory,
     success: one(Category, 'The category as replaced.'),
     errors: ['CATEGORY_NOT_FOUND', 'CATEGORY_NAME_TAKEN'],
@@ -96,8 +106,11 @@ export const deleteCategory = defineRoute(
     scope: 'pets:write',
     tag: 'categories',
     summary: 'Delete a category',
-    description: 'A category that has pets cannot be deleted.',
-    params: categoryPath,
+    description:
+      'A category that has pets cannot be deleted (409 `CATEGORY_IN_USE`), which holds for every ' +
+      'sample category. The example id, 6, is the category the example of `POST /categories` ' +
+      'creates, which has none.',
+    params: createdCategoryPath,
     success: noContent('Deleted.'),
     errors: ['CATEGORY_NOT_FOUND', 'CATEGORY_IN_USE'],
   },

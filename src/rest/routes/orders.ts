@@ -117,8 +117,9 @@ export const cancelOrder = defineRoute(
     summary: 'Cancel an order',
     description:
       'Returns the units to stock and makes a `sold` pet `available` again. A complete order ' +
-      'cannot be cancelled.',
-    params: orderPath,
+      'cannot be cancelled (409 `ORDER_ALREADY_COMPLETE`). The example id, 3, is an incomplete ' +
+      'sample order (the example of `PATCH` completes order 1).',
+    params: z.object({ orderId: idParam('orderId', 'The order id.', 3) }),
     success: noContent('Cancelled.'),
     errors: ['ORDER_NOT_FOUND', 'ORDER_ALREADY_COMPLETE'],
   },

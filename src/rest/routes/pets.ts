@@ -122,8 +122,10 @@ export const deletePet = defineRoute(
     scope: 'pets:write',
     tag: 'pets',
     summary: 'Delete a pet',
-    description: 'A pet that has orders cannot be deleted.',
-    params: petPath,
+    description:
+      'A pet that has orders cannot be deleted (409 `PET_HAS_ORDERS`). The example id, 34, is a ' +
+      'sample pet without orders.',
+    params: z.object({ petId: idParam('petId', 'The pet id.', 34) }),
     success: noContent('Deleted, with its inventory item.'),
     errors: ['PET_NOT_FOUND', 'PET_HAS_ORDERS'],
   },
