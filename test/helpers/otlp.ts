@@ -41,17 +41,17 @@ type AnyValue = {
 };
 type KeyValue = { key: string; value: AnyValue };
 
-function valueOf(value: AnyValue): unknown {
+function decodedValue(value: AnyValue): unknown {
   if (value.stringValue !== undefined) return value.stringValue;
   if (value.intValue !== undefined) return Number(value.intValue);
   if (value.doubleValue !== undefined) return value.doubleValue;
   if (value.boolValue !== undefined) return value.boolValue;
-  if (value.arrayValue) return (value.arrayValue.values ?? []).map(valueOf);
+  if (value.arrayValue) return (value.arrayValue.values ?? []).map(decodedValue);
   return undefined;
 }
 
 const attributesOf = (list: KeyValue[] | undefined) =>
-  Object.fromEntries((list ?? []).map(({ key, value }) => [key, valueOf(value)]));
+  Object.fromEntries((list ?? []).map(({ key, value }) => [key, decodedValue(value)]));
 
 interface ExportRequest {
   resourceSpans?: {

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { database, databaseAvailable } from '../helpers/app.js';
-import { liveSecret, liveToken, restCall, restPet } from '../helpers/live.js';
+import { liveSecret, liveToken, restPet } from '../helpers/live.js';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../helpers/otlp.js';
 import { projectRoot } from '../helpers/process.js';
 import { type ServerProcess, startServer } from '../helpers/server.js';
