@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
+import { forgetExpiredKeys } from '../../src/db/idempotency-keys.js';
 import type { Change } from '../../src/domain/changes.js';
 import { describeDb, useTestApp } from '../helpers/app.js';
 import { withAuthorization } from '../helpers/client.js';
@@ -247,6 +248,27 @@ describeDb('Idempotency-Key on REST writes', () => {
       headers: { 'idempotency-key': key },
     });
     expect(placed.status).toBe(201);
+  });
+
+  it('forgets a key once its time is up: the same key then runs as new', async () => {
+    const pet = await makePet(app(), { quantity: 5 });
+    const key = randomUUID();
+    const send = (quantity: number) =>
+      rest(app(), 'POST', '/store/orders', {
+        json: { petId: Number(pet.id), quantity },
+        headers: { 'idempotency-key': key },
+      });
+    expect((await send(1)).status).toBe(201);
+    // IDEMPOTENCY_KEY_TTL_HOURS later (the clock moved by rewriting the key's expiry).
+    await app().sql(`UPDATE "IdempotencyKey" SET "expiresAt" = 0`);
+    const later = await send(2);
+    expect(later.status).toBe(201);
+    expect(later.headers.get('idempotent-replayed')).toBeNull();
+    expect(await ordersOf(pet.id)).toBe(2);
+    // Expired keys are removed in the background.
+    await app().sql(`UPDATE "IdempotencyKey" SET "expiresAt" = 0`);
+    expect(await forgetExpiredKeys(app().database.prisma, Date.now(), 500)).toBeGreaterThan(0);
+    expect(await app().database.prisma.idempotencyKey.count()).toBe(0);
   });
 
   it('ignores a key on a safe method', async () => {
