@@ -148,7 +148,7 @@ interface RoutesOptions {
 function routes(options: RoutesOptions): Hono<AppEnv> {
   const { config, logger, metrics, database, state, graphql, verify, developmentToken } = options;
   const app = new Hono<AppEnv>();
-  // The route and `traceresponse` on the server span the HTTP instrumentation made (tracing on).
+  // First: the server span (tracing on) holds everything the request does, its log lines too.
   if (tracingEnabled()) app.use(traceHttp());
   // First, so that they see every request, including those of routes mounted later.
   app.use(accessLog(logger), httpMetrics(metrics));

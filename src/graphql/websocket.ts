@@ -8,8 +8,10 @@ import { WebSocketServer } from 'ws';
 import { type TokenVerifier, viewerOf } from '../auth/tokens.js';
 import { anonymous, type Viewer } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
+import { rawErrorResponse } from '../http/client-error.js';
 import type { Logger } from '../logger.js';
 import { clientKey } from '../rate-limit/middleware.js';
+import { type Handshake, traceHandshake } from '../tracing/http.js';
 import type { GraphQLEdge, GraphQLResult } from './yoga.js';
 
 /** The path WebSocket clients connect to: the same as GraphQL over HTTP. */
@@ -51,17 +53,33 @@ function contractJson(error: GraphQLError) {
 const isStream = (result: GraphQLResult): result is AsyncIterable<ExecutionResult> =>
   Symbol.asyncIterator in result;
 
-/** Answers an upgrade this server does not take: another path, or a server shutting down. */
-function refuseUpgrade(socket: Duplex, closing: boolean, pathname: string): void {
-  const error = closing
-    ? new DomainError('UNAVAILABLE', 'The server is shutting down')
-    : new DomainError('NOT_FOUND', `No WebSocket endpoint at ${pathname}`);
-  const body = JSON.stringify(error.toBody());
-  socket.end(
-    `HTTP/1.1 ${closing ? '503 Service Unavailable' : '404 Not Found'}\r\n` +
-      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-      `Connection: close\r\n\r\n${body}`,
-  );
+/** A refused upgrade: the contract's error, and the headers that say what would be accepted. */
+interface Refusal {
+  error: DomainError;
+  headers?: Record<string, string>;
+}
+
+/**
+ * Why ws refused a handshake (its messages: a method other than GET, a missing or bad
+ * `Sec-WebSocket-Key`, `-Version`, `-Protocol` or `-Extensions` header), as the contract's error.
+ */
+function handshakeRefusal(reason: string): Refusal {
+  if (reason === 'Invalid HTTP method') {
+    const error = new DomainError('METHOD_NOT_ALLOWED', 'A WebSocket upgrade is a GET request');
+    return { error, headers: { Allow: 'GET' } };
+  }
+  const error = new DomainError('MALFORMED_REQUEST', `Not a valid WebSocket upgrade: ${reason}`);
+  // RFC 6455: a server refusing the client's version says which one it speaks.
+  return reason.includes('Version')
+    ? { error, headers: { 'Sec-WebSocket-Version': '13' } }
+    : { error };
+}
+
+/** Answers an upgrade this server does not take with the Error shape, and closes the socket. */
+function refuseUpgrade(socket: Duplex, handshake: Handshake, { error, headers }: Refusal): void {
+  if (socket.writable) socket.end(rawErrorResponse(error, headers));
+  else socket.destroy();
+  handshake.refused(error.toBody());
 }
 
 /**
@@ -75,10 +93,32 @@ export function serveWebSockets(server: Server, options: WebSocketOptions): WebS
   const sockets = new WebSocketServer({ noServer: true, maxPayload: options.maxPayload });
   let closing = false;
 
+  // ws reports a handshake it refuses here (else it would answer in plain text itself).
+  const handshakes = new WeakMap<IncomingMessage, Handshake>();
+  sockets.on('wsClientError', (error: Error, socket: Duplex, request: IncomingMessage) =>
+    refuseUpgrade(
+      socket,
+      handshakes.get(request) ?? traceHandshake(request, WEBSOCKET_PATH),
+      handshakeRefusal(error.message),
+    ),
+  );
+
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const { pathname } = new URL(request.url ?? '/', 'http://localhost');
-    if (pathname !== WEBSOCKET_PATH || closing) return refuseUpgrade(socket, closing, pathname);
-    sockets.handleUpgrade(request, socket, head, (ws) => sockets.emit('connection', ws, request));
+    const handshake = traceHandshake(request, pathname === WEBSOCKET_PATH ? pathname : undefined);
+    if (pathname !== WEBSOCKET_PATH) {
+      const error = new DomainError('NOT_FOUND', `No WebSocket endpoint at ${pathname}`);
+      return refuseUpgrade(socket, handshake, { error });
+    }
+    if (closing) {
+      const error = new DomainError('UNAVAILABLE', 'The server is shutting down');
+      return refuseUpgrade(socket, handshake, { error });
+    }
+    handshakes.set(request, handshake);
+    sockets.handleUpgrade(request, socket, head, (ws) => {
+      handshake.accepted();
+      sockets.emit('connection', ws, request);
+    });
   });
 
   useServer<Record<string, unknown>, Connection>(
@@ -117,7 +157,11 @@ export function serveWebSockets(server: Server, options: WebSocketOptions): WebS
         if (!isStream(result) && !result.errors?.every((error) => error.path))
           return result.errors ?? [new GraphQLError('The operation did not subscribe')];
         // A stream, or a subscription field that failed (a scope): its events, then complete.
-        return { schema: {} as never, document: ALREADY_SUBSCRIBED, rootValue: result };
+        return {
+          schema: {} as never,
+          document: ALREADY_SUBSCRIBED,
+          rootValue: result,
+        };
       },
       onNext: (_ctx, _id, _payload, _args, result: ExecutionResult) =>
         result.errors ? { ...result, errors: result.errors.map(contractJson) } : result,

@@ -1,5 +1,11 @@
 import type { ExecutionResult, GraphQLError } from 'graphql';
-import { createYoga, type GraphQLParams, type Plugin } from 'graphql-yoga';
+import {
+  composeInstrumentation,
+  createYoga,
+  type GraphQLParams,
+  getInstrumented,
+  type Plugin,
+} from 'graphql-yoga';
 import type { DevelopmentToken } from '../auth/dev-secret.js';
 import { cacheTagsPlugin, schemaNotingEntities } from '../cache/graphql.js';
 import type { Limits } from '../config.js';
@@ -139,7 +145,7 @@ export interface ServerContext {
 export type GraphQLResult = ExecutionResult | AsyncIterable<ExecutionResult>;
 
 export interface GraphQLEdge {
-  readonly yoga: ReturnType<typeof createYogaServer>;
+  readonly yoga: ReturnType<typeof createYogaServer>['yoga'];
   /**
    * Runs one operation through the same pipeline as an HTTP request's (persisted operations,
    * limits, cost, context, execution, error masking): what the WebSocket transport calls.
@@ -147,18 +153,27 @@ export interface GraphQLEdge {
   run(params: GraphQLParams, context: ServerContext): Promise<GraphQLResult>;
 }
 
+/** A plugin's `operation` instrumentation: around one operation, and its request if it has one. */
+type OperationInstrumentation = (
+  payload: { context: ServerContext; request: undefined },
+  wrapped: () => Promise<void> | void,
+) => Promise<void> | void;
+
 export function createGraphQLEdge(options: GraphQLEdgeOptions): GraphQLEdge {
   const errors = createErrorHandling(options.logger);
-  const yoga = createYogaServer(options, errors);
+  const { yoga, operation } = createYogaServer(options, errors);
   return {
     yoga,
     async run(params, context) {
+      // Yoga wraps each operation of an HTTP request in the plugins' `operation` instrumentation
+      // (the operation's span) in its `handle`; an operation without a request gets the same here.
+      const operate = getInstrumented({ context, request: undefined }).asyncFn(
+        operation,
+        yoga.getResultForParams,
+      );
       try {
         // No request: the operation has no HTTP request of its own (Yoga's GET checks skip it).
-        const result = await yoga.getResultForParams(
-          { params, request: undefined as never },
-          context,
-        );
+        const result = await operate({ params, request: undefined as never }, context);
         if (result) return result;
         throw new Error('the operation gave no result');
       } catch (error) {
@@ -212,7 +227,39 @@ function createYogaServer(
     }
     return budget;
   };
-  return createYoga<ServerContext, GraphQLContext>({
+  const plugins = [
+    // Outermost: the operation's span covers every phase and every other plugin's work.
+    ...(tracingEnabled() ? [graphqlTracing()] : []),
+    // First: the other checks and the limits see the document a persisted operation stands for.
+    persisted.plugin,
+    requestShape,
+    batchRules({
+      limit: limits.graphqlBatch,
+      rule,
+      documentOf: (params) => {
+        const text = persisted.documentOf(params);
+        return text === undefined ? undefined : documents.parse(text);
+      },
+      sizesFor: lists.sizesFor,
+    }),
+    lists.plugin,
+    queryLimits(limits),
+    costLimit(rule),
+    // After the batch rules (which price a batch) and the cost limit (which prices an operation).
+    demandControl(schema),
+    subscriptionsOnlyOverWebSocket,
+    compiledQueries(schema),
+    ...(cache ? [cacheTagsPlugin(schema, operationOf)] : []),
+    executionSignal,
+    uncachedReadsInMutations(shared),
+    documentErrorCodes,
+    logOperationNames(),
+    graphqlMetrics(metrics),
+    logFailures,
+    // Last: it wraps the execution the others prepared (the mutation's loaders, its signal).
+    idempotentMutations(idempotency, maskError),
+  ];
+  const yoga = createYoga<ServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
     cors: false, // the app's one policy for /graphql and /api (src/http/cors.ts)
@@ -248,37 +295,13 @@ function createYogaServer(
     parserAndValidationCache: { documentCache: documents },
     // The batch limit is the contract's (QUERY_TOO_COMPLEX, in `batchRules`), not Yoga's.
     batching: { limit: Number.POSITIVE_INFINITY },
-    plugins: [
-      // Outermost: the operation's span covers every phase and every other plugin's work.
-      ...(tracingEnabled() ? [graphqlTracing()] : []),
-      // First: the other checks and the limits see the document a persisted operation stands for.
-      persisted.plugin,
-      requestShape,
-      batchRules({
-        limit: limits.graphqlBatch,
-        rule,
-        documentOf: (params) => {
-          const text = persisted.documentOf(params);
-          return text === undefined ? undefined : documents.parse(text);
-        },
-        sizesFor: lists.sizesFor,
-      }),
-      lists.plugin,
-      queryLimits(limits),
-      costLimit(rule),
-      // After the batch rules (which price a batch) and the cost limit (which prices an operation).
-      demandControl(schema),
-      subscriptionsOnlyOverWebSocket,
-      compiledQueries(schema),
-      ...(cache ? [cacheTagsPlugin(schema, operationOf)] : []),
-      executionSignal,
-      uncachedReadsInMutations(shared),
-      documentErrorCodes,
-      logOperationNames(),
-      graphqlMetrics(metrics),
-      logFailures,
-      // Last: it wraps the execution the others prepared (the mutation's loaders, its signal).
-      idempotentMutations(idempotency, maskError),
-    ],
+    plugins,
   });
+  // Yoga applies the plugins' instrumentation to an HTTP request's operations itself; the edge's
+  // `run` applies the same to an operation without a request.
+  const instrumentations = plugins.flatMap((plugin) =>
+    'instrumentation' in plugin && plugin.instrumentation ? [plugin.instrumentation] : [],
+  );
+  const operation = composeInstrumentation(instrumentations)?.operation;
+  return { yoga, operation: operation as OperationInstrumentation | undefined };
 }

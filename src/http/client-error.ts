@@ -1,6 +1,6 @@
 import { type Server, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { DomainError, type ErrorCode } from '../domain/errors.js';
+import { DomainError } from '../domain/errors.js';
 
 /**
  * How long a socket whose request could not be parsed is kept open after the answer: long enough
@@ -38,14 +38,20 @@ function answerFor(code: string | undefined): DomainError {
   }
 }
 
-/** A complete HTTP/1.1 response with the Error shape as its body, closing the connection. */
-function rawResponse(code: ErrorCode, message: string, status: number): string {
-  const body = JSON.stringify({ code, message, status });
+/**
+ * A complete HTTP/1.1 response with `error` in the Error shape as its body, closing the connection:
+ * for a socket no HTTP response object answers (a request the parser refused, a WebSocket upgrade).
+ */
+export function rawErrorResponse(error: DomainError, headers: Record<string, string> = {}): string {
+  const body = JSON.stringify(error.toBody());
+  const { status } = error;
+  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
   return (
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\n` +
     'Content-Type: application/json; charset=utf-8\r\n' +
     `Content-Length: ${Buffer.byteLength(body)}\r\n` +
     'Cache-Control: no-store\r\n' +
+    extra.join('') +
     'Connection: close\r\n' +
     `\r\n${body}`
   );
@@ -72,10 +78,10 @@ export function answerClientErrors(server: Server): void {
       socket.destroy();
       return;
     }
-    const { code, message, status } = answerFor(error.code);
+    const refusal = answerFor(error.code);
     const answer = () => {
       if (!socket.writable) return socket.destroy();
-      socket.end(rawResponse(code, message, status));
+      socket.end(rawErrorResponse(refusal));
       socket.resume();
       setTimeout(() => socket.destroy(), lingerMs).unref();
     };

@@ -1,7 +1,7 @@
 import type { Context as OtelContext, Span } from '@opentelemetry/api';
-import { type ExecutionResult, type GraphQLError, getOperationAST, Kind } from 'graphql';
+import { GraphQLError, getOperationAST, Kind } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
-import { activeTracing, type EventSlot, markFailed, withEventSlot } from './hooks.js';
+import { activeTracing, type EventSlot, type Failure, markFailed, withEventSlot } from './hooks.js';
 
 /** One GraphQL operation's span, by the operation's context object (the same in every phase). */
 interface Operation {
@@ -16,10 +16,10 @@ export function noteOperationCost(context: object, cost: number): void {
   operations.get(context)?.span.setAttribute('graphql.operation.cost', cost);
 }
 
-/** The contract codes of a result's errors (the errors are masked by then: codes are final). */
-function errorCodes(result: ExecutionResult): string[] {
-  const errors: readonly GraphQLError[] = result.errors ?? [];
-  return [...new Set(errors.map((error) => String(error.extensions?.code ?? 'INTERNAL')))];
+/** A GraphQL error's contract code and status (a masked error, or a refusal made with both). */
+function failureOf(error: GraphQLError): Failure {
+  const { code, status } = error.extensions ?? {};
+  return { code: String(code ?? 'INTERNAL'), status: Number(status ?? 500) };
 }
 
 /**
@@ -36,7 +36,7 @@ function errorCodes(result: ExecutionResult): string[] {
 export function graphqlTracing(): Plugin {
   const tracing = activeTracing();
   if (!tracing) return {};
-  const { api, tracer } = tracing;
+  const { api, tracer, classify } = tracing;
 
   /** The operation of `context`, started as a child of the span in progress if there is none. */
   const operationOf = (context: object): Operation => {
@@ -81,6 +81,11 @@ export function graphqlTracing(): Plugin {
         return api.context.with(active, async () => {
           try {
             await wrapped();
+          } catch (error) {
+            // Refused before execution, outside Yoga's error handling (by a check in onParams).
+            const failure = error instanceof GraphQLError ? failureOf(error) : classify(error);
+            markFailed(operationOf(context).span, failure);
+            throw error;
           } finally {
             finish(context);
           }
@@ -114,17 +119,14 @@ export function graphqlTracing(): Plugin {
     onExecutionResult({ result, context }) {
       const operation = operations.get(context);
       if (!operation) return;
-      if (result && !(Symbol.asyncIterator in result)) {
-        const codes = errorCodes(result);
-        const first = codes[0];
-        if (first !== undefined) {
-          const status = Number(result.errors?.[0]?.extensions?.status ?? 500);
-          markFailed(operation.span, { code: first, status });
-          if (codes.length > 1) operation.span.setAttribute('petstore.error.codes', codes);
-        }
-      }
-      // Over a WebSocket no `operation` phase wraps the operation: its span ends here.
-      if (!(context as { request?: unknown }).request) finish(context);
+      if (!result || Symbol.asyncIterator in result) return;
+      // The errors are masked by now: their codes are final.
+      const failures = (result.errors ?? []).map(failureOf);
+      const first = failures[0];
+      if (!first) return;
+      markFailed(operation.span, first);
+      const codes = [...new Set(failures.map((failure) => failure.code))];
+      if (codes.length > 1) operation.span.setAttribute('petstore.error.codes', codes);
     },
   };
 }

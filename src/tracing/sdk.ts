@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import { enableTracing, type Failure } from './hooks.js';
 
 /** The tracing in progress: `shutdown` sends the spans still buffered, then stops. */
@@ -13,21 +12,17 @@ export interface TracingOptions {
   warn: (message: string) => void;
 }
 
-/** Requests that would flood traces without telling anything: probes and scrapes. */
-const untraced = /^\/(health\/|metrics$)/;
-
 /**
  * Starts OpenTelemetry's Node SDK, configured by the standard `OTEL_*` variables (endpoint,
  * protocol, headers, service name, resource attributes, sampler, batch sizes), with the
- * instrumentations this app uses: incoming HTTP (the server span, W3C trace context in) and Prisma
- * (one span per SQL statement). Traces only: the app's metrics stay on /metrics and its logs on
+ * instrumentation of Prisma (one span per SQL statement); the server spans are the app's own
+ * (./http.ts). Traces only: the app's metrics stay on /metrics and its logs on
  * stdout. Loaded by a dynamic import, and only when an OTLP endpoint is configured.
  */
 export async function startTracing(options: TracingOptions): Promise<TracingHandle> {
-  const [api, { NodeSDK }, { HttpInstrumentation }, { PrismaInstrumentation }] = await Promise.all([
+  const [api, { NodeSDK }, { PrismaInstrumentation }] = await Promise.all([
     import('@opentelemetry/api'),
     import('@opentelemetry/sdk-node'),
-    import('@opentelemetry/instrumentation-http'),
     import('@prisma/instrumentation'),
   ]);
   api.diag.setLogger(
@@ -49,11 +44,6 @@ export async function startTracing(options: TracingOptions): Promise<TracingHand
     metricReaders: [],
     logRecordProcessors: [],
     instrumentations: [
-      new HttpInstrumentation({
-        // The app calls no HTTP service: only the server side is traced.
-        disableOutgoingRequestInstrumentation: true,
-        ignoreIncomingRequestHook: (request) => untraced.test(request.url ?? ''),
-      }),
       // Prisma's own spans for each statement (`prisma:client:db_query`, its text without values)
       // and each client call; not its serialization and query planning steps.
       new PrismaInstrumentation({
@@ -62,9 +52,6 @@ export async function startTracing(options: TracingOptions): Promise<TracingHand
     ],
   });
   sdk.start();
-  // The HTTP instrumentation patches `http` when it is required: under ESM nothing requires it,
-  // so this does. It wraps `Server.prototype.emit`, which the server's ESM import shares.
-  createRequire(import.meta.url)('http');
   enableTracing({
     api,
     tracer: api.trace.getTracer('petstore-gateway'),

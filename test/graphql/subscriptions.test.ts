@@ -10,6 +10,7 @@ import {
   restPet,
   sseClient,
   untilOpen,
+  upgradeRequest,
   wsClient,
 } from '../helpers/live.js';
 import { type ServerProcess, startServer } from '../helpers/server.js';
@@ -148,6 +149,46 @@ describeDb('subscriptions on the real server', () => {
       { code: 4403, reason: 'The bearer token is not valid: it is malformed or cannot be checked' },
     ]);
     await ws.dispose();
+  });
+
+  it('answers an upgrade it does not take in the Error shape', async () => {
+    const refusals: {
+      path: string;
+      method?: string;
+      headers?: Record<string, string>;
+      expected: { code: string; status: number };
+    }[] = [
+      { path: '/graphql/ws', expected: { code: 'NOT_FOUND', status: 404 } },
+      { path: '/graphql', method: 'POST', expected: { code: 'METHOD_NOT_ALLOWED', status: 405 } },
+      {
+        path: '/graphql',
+        headers: { 'sec-websocket-key': 'short' },
+        expected: { code: 'MALFORMED_REQUEST', status: 400 },
+      },
+      {
+        path: '/graphql',
+        headers: { 'sec-websocket-version': '7' },
+        expected: { code: 'MALFORMED_REQUEST', status: 400 },
+      },
+    ];
+    for (const { path, expected, ...request } of refusals) {
+      const answer = await upgradeRequest(server, path, request);
+      expect(answer.status).toBe(expected.status);
+      expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(JSON.parse(answer.body)).toEqual({ ...expected, message: expect.any(String) });
+    }
+    expect((await upgradeRequest(server, '/graphql', { method: 'POST' })).headers.allow).toBe(
+      'GET',
+    );
+    const version = await upgradeRequest(server, '/graphql', {
+      headers: { 'sec-websocket-version': '7' },
+    });
+    expect(version.headers['sec-websocket-version']).toBe('13');
+    expect(JSON.parse(version.body).message).toBe(
+      'Not a valid WebSocket upgrade: Missing or invalid Sec-WebSocket-Version header',
+    );
+    // And the one it takes.
+    expect((await upgradeRequest(server, '/graphql')).status).toBe(101);
   });
 
   it('never sends an event for a refused write', async () => {

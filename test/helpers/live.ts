@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import type { ExecutionResult } from 'graphql';
 import { createClient as createSseClient } from 'graphql-sse';
 import { createClient as createWsClient } from 'graphql-ws';
@@ -106,6 +107,46 @@ export function wsClient(server: ServerProcess, token?: string) {
     },
   });
   return Object.assign(client, { closes });
+}
+
+/**
+ * A WebSocket upgrade request as a browser sends it (`method`, `path` and `headers` changed at
+ * will), and how the server answered: 101 (the socket is then closed) or a response and its body.
+ */
+export function upgradeRequest(
+  server: ServerProcess,
+  path: string,
+  { method = 'GET', headers = {} }: { method?: string; headers?: Record<string, string> } = {},
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(`${server.url}${path}`, {
+      method,
+      headers: {
+        connection: 'Upgrade',
+        upgrade: 'websocket',
+        'sec-websocket-version': '13',
+        'sec-websocket-key': randomBytes(16).toString('base64'),
+        'sec-websocket-protocol': 'graphql-transport-ws',
+        ...headers,
+      },
+    });
+    request.on('upgrade', (response, socket) => {
+      socket.destroy();
+      resolve({ status: response.statusCode ?? 0, headers: response.headers, body: '' });
+    });
+    request.on('response', (response) => {
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => {
+        body += chunk;
+      });
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body }),
+      );
+    });
+    request.on('error', reject);
+    request.end();
+  });
 }
 
 /** A graphql-sse client (its default, distinct-connections mode) on the real server. */

@@ -1,9 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { createClient as createWsClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { database, databaseAvailable } from '../helpers/app.js';
-import { liveSecret, liveToken, restPet } from '../helpers/live.js';
+import {
+  codeOf,
+  events,
+  liveSecret,
+  liveToken,
+  restPet,
+  upgradeRequest,
+  wsUrl,
+} from '../helpers/live.js';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../helpers/otlp.js';
 import { projectRoot } from '../helpers/process.js';
 import { type ServerProcess, startServer } from '../helpers/server.js';
@@ -186,6 +196,90 @@ describe.runIf(databaseAvailable)('traces exported over OTLP/HTTP', () => {
       attributes: { 'error.type': 'UNAUTHENTICATED' },
       status: { code: 2 },
     });
+  });
+
+  it('records the code of an operation refused before it was parsed', async () => {
+    const caller = callerSpan();
+    const response = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', traceparent: caller.traceparent },
+      body: JSON.stringify({
+        extensions: { persistedQuery: { version: 1, sha256Hash: 'ab'.repeat(32) } },
+      }),
+    });
+    expect(codeOf(await response.json()).code).toBe('PERSISTED_QUERY_NOT_FOUND');
+    const spans = inTrace(caller.traceId)(
+      await receiver.waitFor((all) =>
+        inTrace(caller.traceId)(all).some((span) => span.name === 'GraphQL operation'),
+      ),
+    );
+    const server_ = spans.find((span) => span.kind === 2);
+    expect(spans.find((span) => span.name === 'GraphQL operation')).toMatchObject({
+      parentSpanId: server_?.spanId,
+      attributes: { 'error.type': 'PERSISTED_QUERY_NOT_FOUND', 'petstore.error.status': 400 },
+      status: { code: 2 },
+    });
+  });
+
+  it("traces a WebSocket's upgrade as a server span, and each operation sent over it", async () => {
+    const caller = callerSpan();
+    // A browser cannot set headers on an upgrade, but a proxy in front of the gateway can.
+    class TracedWebSocket extends WebSocket {
+      constructor(url: string, protocols?: string | string[]) {
+        super(url, protocols, { headers: { traceparent: caller.traceparent } });
+      }
+    }
+    const client = createWsClient({
+      url: wsUrl(server),
+      webSocketImpl: TracedWebSocket,
+      connectionParams: { authorization: `Bearer ${await liveToken()}` },
+      retryAttempts: 0,
+    });
+    // Refused (the WebSocket carries subscriptions only): its span still ends, with the code.
+    const refused = events((sink) =>
+      client.subscribe({ query: 'query OverSocket { categories { id } }' }, sink),
+    );
+    expect(codeOf(await refused.ended)).toEqual({ code: 'METHOD_NOT_ALLOWED', status: 405 });
+    await client.dispose();
+    const nowhere = callerSpan();
+    const missing = await upgradeRequest(server, '/nowhere', {
+      headers: { traceparent: nowhere.traceparent },
+    });
+    expect(missing.status).toBe(404);
+
+    const spans = await receiver.waitFor(
+      (all) =>
+        inTrace(caller.traceId)(all).length > 0 &&
+        inTrace(nowhere.traceId)(all).length > 0 &&
+        all.some((span) => span.name === 'query OverSocket'),
+    );
+    expect(inTrace(caller.traceId)(spans)).toEqual([
+      expect.objectContaining({
+        name: 'GET /graphql',
+        kind: 2,
+        parentSpanId: caller.spanId,
+        attributes: expect.objectContaining({
+          'http.route': '/graphql',
+          'http.response.status_code': 101,
+        }),
+      }),
+    ]);
+    expect(spans.find((span) => span.name === 'query OverSocket')).toMatchObject({
+      attributes: { 'error.type': 'METHOD_NOT_ALLOWED', 'graphql.operation.type': 'query' },
+      status: { code: 2 },
+    });
+    expect(inTrace(nowhere.traceId)(spans)).toEqual([
+      expect.objectContaining({
+        name: 'GET',
+        kind: 2,
+        parentSpanId: nowhere.spanId,
+        attributes: expect.objectContaining({
+          'error.type': 'NOT_FOUND',
+          'http.response.status_code': 404,
+          'url.path': '/nowhere',
+        }),
+      }),
+    ]);
   });
 });
 
