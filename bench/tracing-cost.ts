@@ -1,10 +1,12 @@
 /**
  * What tracing costs the GraphQL `pet(id)` read: the server's CPU time per request (from
- * /proc/<pid>/stat, so that other load on the machine counts less than in req/s), with tracing off,
- * on with a 10% sampler, and on with every request sampled, in alternating rounds. Spans go to a
- * sink on loopback that answers every export at once.
+ * /proc/<pid>/stat), with tracing off, on with a 10% sampler, and on with every request sampled.
+ * One server per mode, all running at once, and the same requests sent to each in turn (request n
+ * to server n mod modes): a burst of other work on the machine slows every mode alike, so the
+ * ratios hold where absolute timings would not. Spans go to a sink on loopback that answers every
+ * export at once.
  *
- *   npm run build && npx tsx bench/tracing-cost.ts [requests per round, default 4000] [rounds, default 3]
+ *   npm run build && npx tsx bench/tracing-cost.ts [requests per mode and round, default 3000] [rounds, default 5]
  *
  * BEFORE_TRACING=<a checkout built without tracing> adds that server as one more mode, the measure
  * of what the hooks cost with tracing off.
@@ -84,52 +86,64 @@ async function query(url: string, text: string) {
   return (await response.json()) as { data: Record<string, unknown> };
 }
 
-async function load(url: string, ids: string[], count: number) {
+const servers = await Promise.all(
+  Object.entries(modes).map(async ([mode, env], index) => {
+    const file = join(tmpdir(), `petstore-tracing-cost-${process.pid}-${index}.db`);
+    return { mode, file, ...(await start(mode, env, file)) };
+  }),
+);
+const page = await query(servers[0]?.url ?? '', '{ pets(first: 100) { edges { node { id } } } }');
+const edges = (page.data.pets as { edges: { node: { id: string } }[] }).edges;
+// The sample data is the same on every server, and so are its ids.
+const ids = edges.map((edge) => edge.node.id);
+
+/** `count` requests to each server, interleaved, from four clients. */
+async function load(count: number) {
   let next = 0;
+  const total = count * servers.length;
   const worker = async () => {
-    while (next < count) {
-      const id = ids[next++ % ids.length];
-      await query(url, `{ pet(id: "${id}") { id name categoryId status } }`);
+    while (next < total) {
+      const n = next++;
+      const id = ids[Math.floor(n / servers.length) % ids.length];
+      await query(
+        servers[n % servers.length]?.url ?? '',
+        `{ pet(id: "${id}") { id name categoryId status } }`,
+      );
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
 }
 
-const results = new Map<string, { cpu: number[]; rate: number[] }>();
+await load(requests / 2); // warm-up: compiled queries, JIT, connections
+const cpu = new Map<string, number[]>(servers.map(({ mode }) => [mode, []]));
 for (let round = 1; round <= rounds; round++) {
-  for (const [mode, env] of Object.entries(modes)) {
-    const file = join(tmpdir(), `petstore-tracing-cost-${process.pid}.db`);
-    const { child, url } = await start(mode, env, file);
-    const page = await query(url, '{ pets(first: 100) { edges { node { id } } } }');
-    const edges = (page.data.pets as { edges: { node: { id: string } }[] }).edges;
-    const ids = edges.map((edge) => edge.node.id);
-    await load(url, ids, requests / 2); // warm-up: compiled queries, JIT, connections
-    const pid = child.pid as number;
-    const cpuBefore = cpuMicros(pid);
-    const started = performance.now();
-    await load(url, ids, requests);
-    const seconds = (performance.now() - started) / 1000;
-    const entry = results.get(mode) ?? { cpu: [], rate: [] };
-    entry.cpu.push((cpuMicros(pid) - cpuBefore) / requests);
-    entry.rate.push(requests / seconds);
-    results.set(mode, entry);
-    child.kill('SIGTERM');
-    await new Promise((resolve) => child.once('exit', resolve));
-    for (const end of ['', '-wal', '-shm']) rmSync(file + end, { force: true });
-    console.error(`round ${round}, ${mode}: ${Math.round(entry.cpu.at(-1) ?? 0)} µs CPU/req`);
-  }
+  const before = servers.map(({ child }) => cpuMicros(child.pid as number));
+  await load(requests);
+  servers.forEach(({ mode, child }, index) => {
+    cpu.get(mode)?.push((cpuMicros(child.pid as number) - (before[index] ?? 0)) / requests);
+  });
+  console.error(
+    `round ${round}: ${servers.map(({ mode }) => `${mode} ${Math.round(cpu.get(mode)?.at(-1) ?? 0)}`).join(', ')} µs CPU/req`,
+  );
+}
+for (const { child, file } of servers) {
+  child.kill('SIGTERM');
+  await new Promise((resolve) => child.once('exit', resolve));
+  for (const end of ['', '-wal', '-shm']) rmSync(file + end, { force: true });
 }
 sink.close();
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1] ?? 0;
-const off = median(results.get('off')?.cpu ?? []);
-console.log('| tracing | CPU µs/req, median (all rounds) | vs off | req/s, median |');
-console.log('|---|--:|--:|--:|');
-for (const [mode, { cpu, rate }] of results) {
-  const m = median(cpu);
-  const change =
-    mode === 'off' ? '–' : `${m >= off ? '+' : ''}${(((m - off) / off) * 100).toFixed(1)}%`;
+const off = cpu.get('off') ?? [];
+console.log(
+  `| tracing (Node ${process.versions.node}) | CPU µs/req, median (all rounds) | vs off, median of the rounds' ratios |`,
+);
+console.log('|---|--:|--:|');
+for (const [mode, values] of cpu) {
+  const ratios = values.map((value, round) => value / (off[round] ?? value));
+  const change = median(ratios) - 1;
+  const shown = mode === 'off' ? '–' : `${change >= 0 ? '+' : ''}${(change * 100).toFixed(1)}%`;
   console.log(
-    `| ${mode} | ${Math.round(m)} (${cpu.map(Math.round).join(', ')}) | ${change} | ${Math.round(median(rate))} |`,
+    `| ${mode} | ${Math.round(median(values))} (${values.map(Math.round).join(', ')}) | ${shown} |`,
   );
 }

@@ -38,20 +38,10 @@ export function graphqlTracing(): Plugin {
   if (!tracing) return {};
   const { api, tracer, classify } = tracing;
 
-  /** The operation of `context`, started as a child of the span in progress if there is none. */
-  const operationOf = (context: object): Operation => {
-    let operation = operations.get(context);
-    if (!operation) {
-      const span = tracer.startSpan('GraphQL operation');
-      operation = { span, context: api.trace.setSpan(api.context.active(), span) };
-      operations.set(context, operation);
-    }
-    return operation;
-  };
-
-  /** Runs a phase of `context`'s operation in a child span of its own. */
+  /** Runs a phase of `context`'s operation in a child span of its own (if it is traced). */
   function phase<T>(name: string, context: object, run: () => T): T {
-    const operation = operationOf(context);
+    const operation = operations.get(context);
+    if (!operation) return run();
     const span = tracer.startSpan(name, {}, operation.context);
     const ended = () => span.end();
     try {
@@ -65,29 +55,28 @@ export function graphqlTracing(): Plugin {
     }
   }
 
-  const finish = (context: object) => {
-    const operation = operations.get(context);
-    if (!operation) return;
-    operations.delete(context);
-    operation.span.end();
-  };
-
   return {
     instrumentation: {
-      // Each operation of an HTTP request (a batch has several): its span is the active one for
-      // everything the operation does.
+      // Each operation (a batch has several; over a WebSocket, GraphQLEdge.run applies this too):
+      // its span is the active one for everything the operation does.
       operation({ context }, wrapped) {
-        const { context: active } = operationOf(context);
-        return api.context.with(active, async () => {
+        // In a request that is not sampled nothing is recorded: the operation runs as it would
+        // without tracing, and what it does follows the request's decision.
+        const parent = api.trace.getActiveSpan();
+        if (parent && !parent.isRecording()) return wrapped();
+        const span = tracer.startSpan('GraphQL operation');
+        const operation = { span, context: api.trace.setSpan(api.context.active(), span) };
+        operations.set(context, operation);
+        return api.context.with(operation.context, async () => {
           try {
             await wrapped();
           } catch (error) {
             // Refused before execution, outside Yoga's error handling (by a check in onParams).
-            const failure = error instanceof GraphQLError ? failureOf(error) : classify(error);
-            markFailed(operationOf(context).span, failure);
+            markFailed(span, error instanceof GraphQLError ? failureOf(error) : classify(error));
             throw error;
           } finally {
-            finish(context);
+            operations.delete(context);
+            span.end();
           }
         });
       },
@@ -102,8 +91,8 @@ export function graphqlTracing(): Plugin {
         const operationName = (context as { params?: { operationName?: string | null } }).params
           ?.operationName;
         const definition = getOperationAST(result, operationName);
-        if (!definition) return;
-        const { span } = operationOf(context);
+        const span = operations.get(context)?.span;
+        if (!definition || !span) return;
         const name = definition.name?.value;
         span.updateName(name ? `${definition.operation} ${name}` : definition.operation);
         span.setAttribute('graphql.operation.type', definition.operation);

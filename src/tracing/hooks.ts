@@ -58,8 +58,8 @@ export function recordFailure(failure: Failure): void {
 
 /**
  * Runs `fn` in a span named `name` (a child of the span in progress) and ends it when `fn` settles;
- * a throw marks the span failed with the contract code of what was thrown. Without tracing it is
- * `fn()`.
+ * a throw marks the span failed with the contract code of what was thrown. Without tracing, or in
+ * a request that is not sampled, it is `fn()`.
  */
 export function inSpan<T>(
   name: string,
@@ -67,7 +67,9 @@ export function inSpan<T>(
   fn: () => Promise<T> | T,
 ): Promise<T> | T {
   if (!tracing) return fn();
-  const { tracer, classify } = tracing;
+  const { api, tracer, classify } = tracing;
+  // Inside a request that is not sampled nothing is recorded: no span to make.
+  if (api.trace.getActiveSpan()?.isRecording() === false) return fn();
   return tracer.startActiveSpan(name, { attributes }, async (span) => {
     try {
       return await fn();

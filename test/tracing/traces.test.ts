@@ -198,6 +198,32 @@ describe.runIf(databaseAvailable)('traces exported over OTLP/HTTP', () => {
     });
   });
 
+  it('records nothing of a request its caller did not sample, and still names its trace', async () => {
+    const token = await liveToken();
+    const unsampled = callerSpan();
+    const traceparent = unsampled.traceparent.replace(/-01$/, '-00');
+    const response = await fetch(`${server.url}/api/categories`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        traceparent,
+      },
+      body: JSON.stringify({ name: `Unsampled ${randomBytes(4).toString('hex')}` }),
+    });
+    expect(response.status).toBe(201);
+    expect(response.headers.get('traceresponse')).toMatch(
+      new RegExp(`^00-${unsampled.traceId}-[0-9a-f]{16}-00$`),
+    );
+    // A sampled request after it: by the time its spans arrive, any of the first would have too.
+    const sampled = callerSpan();
+    await fetch(`${server.url}/graphql?query=${encodeURIComponent('{ categories { id } }')}`, {
+      headers: { traceparent: sampled.traceparent },
+    });
+    await receiver.waitFor((all) => inTrace(sampled.traceId)(all).some((span) => span.kind === 2));
+    expect(inTrace(unsampled.traceId)(receiver.spans)).toEqual([]);
+  });
+
   it('records the code of an operation refused before it was parsed', async () => {
     const caller = callerSpan();
     const response = await fetch(`${server.url}/graphql`, {
