@@ -16,6 +16,9 @@ export default defineConfig({
     ],
     // One seed for every property test: fixed in CI (see the file).
     setupFiles: ['test/helpers/property-setup.ts'],
+    // A worker per core: most files wait on a server process or a database, and Vitest's default
+    // (one fewer than the cores) runs them one at a time on CI's two cores.
+    maxWorkers: '100%',
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: ['sqlite', 'postgresql'].map((database) => ({
