@@ -153,7 +153,7 @@ export interface GraphQLEdge {
   run(params: GraphQLParams, context: ServerContext): Promise<GraphQLResult>;
 }
 
-/** A plugin's `operation` instrumentation: around one operation, and its request if it has one. */
+/** The plugins' `operation` instrumentation as `run` calls it: for an operation with no request. */
 type OperationInstrumentation = (
   payload: { context: ServerContext; request: undefined },
   wrapped: () => Promise<void> | void,
@@ -297,8 +297,6 @@ function createYogaServer(
     batching: { limit: Number.POSITIVE_INFINITY },
     plugins,
   });
-  // Yoga applies the plugins' instrumentation to an HTTP request's operations itself; the edge's
-  // `run` applies the same to an operation without a request.
   const instrumentations = plugins.flatMap((plugin) =>
     'instrumentation' in plugin && plugin.instrumentation ? [plugin.instrumentation] : [],
   );
