@@ -16,9 +16,12 @@ export default defineConfig({
     ],
     // One seed for every property test: fixed in CI (see the file).
     setupFiles: ['test/helpers/property-setup.ts'],
-    // A worker per core: most files wait on a server process or a database, and Vitest's default
-    // (one fewer than the cores) runs them one at a time on CI's two cores.
+    // A worker per core (Vitest's default, one fewer, runs the files one at a time on CI's two
+    // cores), and the modules a worker loaded are kept for its next file: loading the app's
+    // modules again for each file was a third of the suite's time. A test file keeps its state in
+    // what it creates (apps, servers, databases), never in a module of src/.
     maxWorkers: '100%',
+    isolate: false,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: ['sqlite', 'postgresql'].map((database) => ({
