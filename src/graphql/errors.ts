@@ -103,6 +103,9 @@ function classify(error: GraphQLError) {
   return { cause, raisedByServer, ...classifyCause(cause, raisedByServer) };
 }
 
+/** The codes of the GraphQL server's request errors about the operation, not the HTTP request. */
+const operationCannotRun = new Set<ErrorCode>(['GRAPHQL_VALIDATION_FAILED', 'VALIDATION_FAILED']);
+
 /**
  * The GraphQL edge's error handling, as the one classifier decides (`classifyError`):
  * - `maskError` gives every error the contract's `code` and `status`: domain errors keep their
@@ -138,10 +141,11 @@ export function createErrorHandling(logger: Logger) {
     if (body.code === 'UNAUTHENTICATED') {
       // A missing token: say how to authenticate, without changing the execution's HTTP status.
       masked.extensions.http = { headers: { 'WWW-Authenticate': WWW_AUTHENTICATE } };
-    } else if (raisedByServer && !graphqlError.path && !masked.extensions.http) {
-      // A variable that does not coerce: a request error, 400 with
-      // application/graphql-response+json (`spec` keeps the legacy 200 for application/json).
-      masked.extensions.http = { status: body.status, spec: true };
+    } else if (raisedByServer && !graphqlError.path && operationCannotRun.has(body.code)) {
+      // A well-formed request whose operation cannot run (an unknown operationName, a variable
+      // that does not coerce): a GraphQL request error, whatever status Yoga gave it: 400 with
+      // application/graphql-response+json, the legacy 200 with application/json (`spec`).
+      masked.extensions.http = { ...masked.extensions.http, status: body.status, spec: true };
     }
     return masked;
   }
