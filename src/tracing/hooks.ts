@@ -6,7 +6,7 @@ import type * as Otel from '@opentelemetry/api';
  * OpenTelemetry module is loaded, no span, context or id is made. This file imports the API's
  * types only, so that importing it (the domain and db layers do) loads nothing.
  */
-interface Tracing {
+export interface Tracing {
   readonly api: typeof Otel;
   readonly tracer: Otel.Tracer;
   /** The contract code and HTTP status for anything thrown (the domain's one classifier). */

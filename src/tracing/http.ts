@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type * as Otel from '@opentelemetry/api';
 import type { Context, MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
-import { activeTracing, type Failure, markFailed, traceparentOf } from './hooks.js';
+import { activeTracing, type Failure, markFailed, type Tracing, traceparentOf } from './hooks.js';
 
 /** The response header naming the request's trace (W3C Trace Context Level 2). */
 export const TRACE_RESPONSE_HEADER = 'traceresponse';
@@ -27,10 +27,7 @@ const headerGetter: Otel.TextMapGetter<IncomingRequest> = {
  * A server span (the semantic conventions' HTTP server span), continuing the trace a
  * `traceparent` header names, or starting one. Named by its method until its route is known.
  */
-function startServerSpan(
-  tracing: NonNullable<ReturnType<typeof activeTracing>>,
-  request: IncomingRequest,
-) {
+function startServerSpan(tracing: Tracing, request: IncomingRequest) {
   const { api, tracer } = tracing;
   const parent = api.propagation.extract(api.ROOT_CONTEXT, request, headerGetter);
   const userAgent = request.header('user-agent');

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { graphql as gql } from '../generated/index.js';
 import { describeDb, useTestApp } from '../helpers/app.js';
-import { makePet, stockOf } from '../helpers/factories.js';
+import { makePet, sendTwiceWhileHeld, stockOf } from '../helpers/factories.js';
 import { errorCodes, graphql, graphqlRequest } from '../helpers/graphql.js';
 import { rest } from '../helpers/rest.js';
 
@@ -142,26 +142,7 @@ describeDb('versions, ifVersion and Idempotency-Key over GraphQL', () => {
         { input: { petId: String(pet.id), quantity: 1 } },
         { 'idempotency-key': key },
       );
-    // Another transaction holds the pet (see test/rest/idempotency.test.ts).
-    let open = () => {};
-    const gate = new Promise<void>((resolve) => {
-      open = resolve;
-    });
-    const holding = app().database.prisma.$transaction(async (tx) => {
-      await tx.$queryRawUnsafe(
-        app().database.dialect === 'postgresql'
-          ? `SELECT "id" FROM "Pet" WHERE "id" = ${pet.id} FOR UPDATE`
-          : 'SELECT 1',
-      );
-      await gate;
-    });
-    const first = send();
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const second = send();
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    open();
-    await holding;
-    const retried = await second;
+    const { first, second: retried } = await sendTwiceWhileHeld(app(), pet.id, send);
     expect(retried.status).toBe(409);
     expect(errorCodes(retried)).toEqual(['IDEMPOTENCY_KEY_IN_FLIGHT']);
     expect(retried.headers.get('retry-after')).toBe('1');

@@ -49,3 +49,31 @@ export async function stockOf(app: App, petId: bigint) {
   });
   return { quantity: item.quantity, status: item.pet.status };
 }
+
+/**
+ * Sends `send` twice while another transaction holds the pet (PostgreSQL: its row; SQLite: the
+ * one writer's turn): the first request, once it has its idempotency key, waits in the middle of
+ * its work while the second arrives. Resolves with the second's answer once the hold is released,
+ * and the first, still running.
+ */
+export async function sendTwiceWhileHeld<T>(app: App, petId: bigint, send: () => Promise<T>) {
+  let open = () => {};
+  const gate = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  const holding = app.database.prisma.$transaction(async (tx) => {
+    await tx.$queryRawUnsafe(
+      app.database.dialect === 'postgresql'
+        ? `SELECT "id" FROM "Pet" WHERE "id" = ${petId} FOR UPDATE`
+        : 'SELECT 1',
+    );
+    await gate;
+  });
+  const first = send();
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const second = send();
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  open();
+  await holding;
+  return { first, second: await second };
+}

@@ -178,6 +178,21 @@ export async function untilOpen(server: ServerProcess, count: number, timeoutMs 
   }
 }
 
+/** Every order of a pet on the real server, read page by page over REST. */
+export async function ordersOfPet(server: ServerProcess, token: string, petId: string) {
+  const orders: { id: number; quantity: number }[] = [];
+  for (let offset = 0; ; offset += 100) {
+    const page = await fetch(
+      `${server.url}/api/store/orders?petId=${petId}&limit=100&offset=${offset}`,
+      { headers: { authorization: `Bearer ${token}` } },
+    );
+    const rows = (await page.json()) as { id: number; quantity: number }[];
+    orders.push(...rows);
+    if (rows.length < 100) break;
+  }
+  return orders;
+}
+
 /** A REST call on the real server, with a token. */
 export async function restCall(
   server: ServerProcess,

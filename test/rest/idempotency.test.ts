@@ -4,7 +4,7 @@ import { forgetExpiredKeys } from '../../src/db/idempotency-keys.js';
 import type { Change } from '../../src/domain/changes.js';
 import { describeDb, useTestApp } from '../helpers/app.js';
 import { withAuthorization } from '../helpers/client.js';
-import { makeOrder, makePet, stockOf } from '../helpers/factories.js';
+import { makeOrder, makePet, sendTwiceWhileHeld, stockOf } from '../helpers/factories.js';
 import { expectError, type RestResponse, rest } from '../helpers/rest.js';
 
 /** What a replay must repeat of the first answer. */
@@ -112,27 +112,7 @@ describeDb('Idempotency-Key on REST writes', () => {
         json: { petId: Number(pet.id), quantity: 1 },
         headers: { 'idempotency-key': key },
       });
-    // Another transaction holds the pet (PostgreSQL: its row; SQLite: the one writer's turn), so
-    // that the first request, once it has its key, waits in the middle of its work.
-    let open = () => {};
-    const gate = new Promise<void>((resolve) => {
-      open = resolve;
-    });
-    const holding = app().database.prisma.$transaction(async (tx) => {
-      await tx.$queryRawUnsafe(
-        app().database.dialect === 'postgresql'
-          ? `SELECT "id" FROM "Pet" WHERE "id" = ${pet.id} FOR UPDATE`
-          : 'SELECT 1',
-      );
-      await gate;
-    });
-    const first = send();
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const second = send();
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    open();
-    await holding;
-    const retried = await second;
+    const { first, second: retried } = await sendTwiceWhileHeld(app(), pet.id, send);
     expectError(retried, 409, 'IDEMPOTENCY_KEY_IN_FLIGHT');
     expect(retried.headers.get('retry-after')).toBe('1');
     const done = await first;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, expect, it } from 'vitest';
 import { describeDb } from '../helpers/app.js';
-import { liveSecret, liveToken, restCall, restPet } from '../helpers/live.js';
+import { liveSecret, liveToken, ordersOfPet, restCall, restPet } from '../helpers/live.js';
 import { childDatabase } from '../helpers/process.js';
 import { type ServerProcess, startServer } from '../helpers/server.js';
 
@@ -94,16 +94,7 @@ describeDb('keyed orders across a SIGKILL', { timeout: 90_000 }, () => {
       for (const [key, id] of acknowledged)
         expect(attempts.find((attempt) => attempt.key === key)?.orderId).toBe(id);
 
-      const orders: { id: number; quantity: number }[] = [];
-      for (let offset = 0; ; offset += 100) {
-        const page = await fetch(
-          `${server.url}/api/store/orders?petId=${petId}&limit=100&offset=${offset}`,
-          { headers: { authorization: `Bearer ${token}` } },
-        );
-        const rows = (await page.json()) as { id: number; quantity: number }[];
-        orders.push(...rows);
-        if (rows.length < 100) break;
-      }
+      const orders = await ordersOfPet(server, token, petId);
       // One order per key, no order without a key.
       const answered = attempts.map((attempt) => attempt.orderId).sort();
       expect(new Set(answered).size).toBe(attempts.length);

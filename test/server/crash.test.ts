@@ -1,6 +1,6 @@
 import { afterAll, expect, it } from 'vitest';
 import { describeDb } from '../helpers/app.js';
-import { liveSecret, liveToken, restCall, restPet } from '../helpers/live.js';
+import { liveSecret, liveToken, ordersOfPet, restCall, restPet } from '../helpers/live.js';
 import { childDatabase } from '../helpers/process.js';
 import { type ServerProcess, startServer } from '../helpers/server.js';
 
@@ -41,16 +41,7 @@ describeDb('a server killed with SIGKILL during writes', { timeout: 60_000 }, ()
 
     server = await startServer(env);
     try {
-      const orders: { id: number; quantity: number }[] = [];
-      for (let offset = 0; ; offset += 100) {
-        const page = await fetch(
-          `${server.url}/api/store/orders?petId=${petId}&limit=100&offset=${offset}`,
-          { headers: { authorization: `Bearer ${token}` } },
-        );
-        const rows = (await page.json()) as { id: number; quantity: number }[];
-        orders.push(...rows);
-        if (rows.length < 100) break;
-      }
+      const orders = await ordersOfPet(server, token, petId);
       const stored = new Set(orders.map((order) => order.id));
       for (const id of acknowledged) expect(stored.has(id)).toBe(true);
 
