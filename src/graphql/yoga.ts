@@ -33,6 +33,7 @@ import { batchRules, costLimit, costRule, queryLimits } from './limits.js';
 import { ListItemBudget } from './list-items.js';
 import { createLoaders } from './loaders.js';
 import { graphqlMetrics } from './metrics.js';
+import { mutationsYieldingTurns } from './mutation-turns.js';
 import { operationOf } from './operation.js';
 import { logOperationNames } from './operation-log.js';
 import { type PersistedManifest, persistedOperations } from './persisted.js';
@@ -200,7 +201,8 @@ function createYogaServer(
   }: GraphQLEdgeOptions,
   { maskError, logFailures }: ReturnType<typeof createErrorHandling>,
 ) {
-  const schema = cache ? schemaNotingEntities(baseSchema) : baseSchema;
+  const yielding = mutationsYieldingTurns(baseSchema);
+  const schema = cache ? schemaNotingEntities(yielding) : yielding;
   const documents = createDocumentCache(limits.graphqlTokens);
   const rule = costRule({ schema, maxCost: limits.graphqlCost });
   const persisted = persistedOperations({ manifest: persistedManifest });
