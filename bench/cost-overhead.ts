@@ -100,7 +100,7 @@ for (let r = 0; r < ROUNDS; r++) {
 // Everything demand control does for one pet(id), alone.
 const document = parse(petById);
 const data = { pet: { id: '1', name: 'Rex', categoryId: '1', status: 'available' } };
-const budget = new CostBudget(1_000_000_000, new MemoryCostBucketStore());
+const budget = new CostBudget(1_000_000_000, new MemoryCostBucketStore(100_000));
 let sink = 0;
 const started = process.hrtime.bigint();
 for (let i = 0; i < MICRO; i++) {

@@ -136,7 +136,7 @@ async function benchDatabase(fixture: Fixture): Promise<ScenarioResult[]> {
     // One load generator is one client, far over any per-client budget.
     RATE_LIMIT_PER_MINUTE: '0',
     RATE_LIMIT_COST_PER_MINUTE: '0',
-    SUBSCRIPTIONS_PER_CLIENT: '5000',
+    MAX_SUBSCRIPTIONS_PER_CLIENT: '5000',
     // Warnings and errors only: the run measures the gateway, not log shipping.
     LOG_LEVEL: 'warn',
     // The headline scenarios measure uncached work; the `-cached` ones use a second product.

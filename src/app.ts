@@ -41,7 +41,13 @@ import { httpMetrics } from './observability/http-metrics.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
 import { metricsRoutes } from './observability/metrics-route.js';
 import { CostBudget, MemoryCostBucketStore } from './rate-limit/cost-budget.js';
-import { clientKey, MemoryRateLimitStore, rateLimits } from './rate-limit/middleware.js';
+import {
+  clientKey,
+  MemoryRateLimitStore,
+  type RateLimits,
+  RequestBudget,
+  rateLimits,
+} from './rate-limit/middleware.js';
 import { RedisCostBucketStore, RedisRateLimitStore } from './rate-limit/redis-store.js';
 import { connectRedis, type RedisConnection } from './redis.js';
 import { createRestApi, REST_BASE_PATH } from './rest/api.js';
@@ -114,19 +120,20 @@ function sharedState(config: Config, logger: Logger, metrics: Metrics): SharedSt
 }
 
 /** The budgets that are on (a setting of 0 turns one off), shared through Redis when configured. */
-function rateLimitsOf(config: Config, redis: RedisConnection | undefined) {
+function rateLimitsOf(config: Config, redis: RedisConnection | undefined): RateLimits {
+  const clients = config.rateLimitMaxClients;
   const requests =
     config.rateLimitPerMinute > 0
-      ? {
-          perMinute: config.rateLimitPerMinute,
-          store: redis ? new RedisRateLimitStore(redis) : new MemoryRateLimitStore(),
-        }
+      ? new RequestBudget(
+          config.rateLimitPerMinute,
+          redis ? new RedisRateLimitStore(redis, clients) : new MemoryRateLimitStore(clients),
+        )
       : undefined;
   const cost =
     config.rateLimitCostPerMinute > 0
       ? new CostBudget(
           config.rateLimitCostPerMinute,
-          redis ? new RedisCostBucketStore(redis) : new MemoryCostBucketStore(),
+          redis ? new RedisCostBucketStore(redis, clients) : new MemoryCostBucketStore(clients),
         )
       : undefined;
   return { requests, cost };
@@ -142,11 +149,13 @@ interface RoutesOptions {
   rest: Hono<AppEnv>;
   verify: TokenVerifier;
   developmentToken: DevelopmentToken;
+  limits: RateLimits;
 }
 
 /** Every route and middleware, in the order a request meets them. */
 function routes(options: RoutesOptions): Hono<AppEnv> {
-  const { config, logger, metrics, database, state, graphql, verify, developmentToken } = options;
+  const { config, logger, metrics, database, state, graphql, verify, developmentToken, limits } =
+    options;
   const app = new Hono<AppEnv>();
   // First: the server span (tracing on) holds everything the request does, its log lines too.
   if (tracingEnabled()) app.use(traceHttp());
@@ -167,7 +176,6 @@ function routes(options: RoutesOptions): Hono<AppEnv> {
   // The caller is identified first (the budgets are per client), but a bad token is refused only
   // after the rate limit has counted it: a flood of them is limited like any other traffic.
   app.use(authenticate(verify));
-  const limits = rateLimitsOf(config, state.redis);
   if (limits.requests || limits.cost) app.use(rateLimits({ ...limits, clientAddress }));
   app.use(refuseInvalidToken());
   const tooLarge = new DomainError(
@@ -182,7 +190,7 @@ function routes(options: RoutesOptions): Hono<AppEnv> {
   const cache = responseCache({ store: state.cache, metrics });
   for (const path of edges) app.use(path, cache);
   app.on(['GET', 'POST', 'OPTIONS'], '/graphql', (c) =>
-    graphql.yoga.fetch(c.req.raw, {
+    graphql.yoga.fetch(asGet(c.req.raw), {
       requestId: c.get('requestId'),
       viewer: c.get('viewer'),
       client: clientKey(c.get('viewer'), clientAddress(c)),
@@ -205,6 +213,13 @@ function routes(options: RoutesOptions): Hono<AppEnv> {
   );
   return app;
 }
+
+/**
+ * Hono answers HEAD with its GET route's headers; Yoga knows no HEAD, so it gets the GET (whose
+ * answer Hono sends without the body), as a cache hit is.
+ */
+const asGet = (request: Request) =>
+  request.method === 'HEAD' ? new Request(request.url, { headers: request.headers }) : request;
 
 /** Opens and migrates the database (seeding an empty one when configured) and builds the handler. */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
@@ -251,9 +266,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     idempotency,
   });
   const verify = createTokenVerifier(auth);
+  const limits = rateLimitsOf(config, state.redis);
   const app = routes({
     ...{ config, logger, metrics, database, state, graphql, rest, verify },
-    developmentToken,
+    ...{ developmentToken, limits },
   });
 
   let webSockets: WebSocketTransport | undefined;
@@ -266,10 +282,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     changes: state.changes,
     serveWebSockets(server) {
       webSockets ??= serveWebSockets(server, {
-        graphql,
-        verify,
+        ...{ graphql, verify, limits, logger },
         maxPayload: config.limits.bodyBytes,
-        logger,
+        socketsPerClient: config.limits.socketsPerClient,
       });
     },
     async endSubscriptions() {

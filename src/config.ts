@@ -29,6 +29,8 @@ export interface Config {
   readonly rateLimitPerMinute: number;
   /** Cost points per client and minute for GraphQL (a bucket refilling continuously); 0: off. */
   readonly rateLimitCostPerMinute: number;
+  /** Clients whose budgets one process keeps in memory (without Redis, or while it is away). */
+  readonly rateLimitMaxClients: number;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   readonly limits: Limits;
   /** How long a shutdown waits for in-flight requests before closing their connections. */
@@ -63,6 +65,12 @@ export interface Limits {
   readonly graphqlListItems: number;
   /** Subscriptions one client (token subject, else address) may hold open, all connections together. */
   readonly subscriptionsPerClient: number;
+  /** WebSockets one client may hold open. */
+  readonly socketsPerClient: number;
+  /** What parsed GraphQL documents may take on the heap (estimated, see src/graphql/documents.ts). */
+  readonly documentCacheBytes: number;
+  /** What the documents registered by automatic persisted queries may take. */
+  readonly persistedQueriesBytes: number;
 }
 
 export class ConfigError extends Error {
@@ -157,6 +165,7 @@ const envSchema = z.object({
     .int('must be a whole number')
     .min(0, 'must be 0 or more')
     .default(100_000),
+  RATE_LIMIT_MAX_CLIENTS: positiveInt(100_000),
   BODY_LIMIT_BYTES: positiveInt(DEFAULT_BODY_BYTES),
   REQUEST_TIMEOUT_MS: positiveInt(10_000),
   GRAPHQL_MAX_DEPTH: positiveInt(10),
@@ -165,7 +174,10 @@ const envSchema = z.object({
   GRAPHQL_MAX_COST: positiveInt(5000),
   GRAPHQL_MAX_BATCH: positiveInt(10),
   GRAPHQL_MAX_LIST_ITEMS: positiveInt(2000),
-  SUBSCRIPTIONS_PER_CLIENT: positiveInt(20),
+  MAX_SUBSCRIPTIONS_PER_CLIENT: positiveInt(100),
+  MAX_SOCKETS_PER_CLIENT: positiveInt(20),
+  GRAPHQL_DOCUMENT_CACHE_BYTES: positiveInt(32 * 1024 * 1024),
+  PERSISTED_QUERIES_CACHE_BYTES: positiveInt(16 * 1024 * 1024),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
       message: 'must be one of fatal, error, warn, info, debug, trace, silent',
@@ -248,6 +260,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     petByIdSunset: vars.PET_BY_ID_SUNSET,
     rateLimitPerMinute: vars.RATE_LIMIT_PER_MINUTE,
     rateLimitCostPerMinute: vars.RATE_LIMIT_COST_PER_MINUTE,
+    rateLimitMaxClients: vars.RATE_LIMIT_MAX_CLIENTS,
     logLevel: vars.LOG_LEVEL,
     limits: Object.freeze({
       bodyBytes: vars.BODY_LIMIT_BYTES,
@@ -258,7 +271,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       graphqlCost: vars.GRAPHQL_MAX_COST,
       graphqlBatch: vars.GRAPHQL_MAX_BATCH,
       graphqlListItems: vars.GRAPHQL_MAX_LIST_ITEMS,
-      subscriptionsPerClient: vars.SUBSCRIPTIONS_PER_CLIENT,
+      subscriptionsPerClient: vars.MAX_SUBSCRIPTIONS_PER_CLIENT,
+      socketsPerClient: vars.MAX_SOCKETS_PER_CLIENT,
+      documentCacheBytes: vars.GRAPHQL_DOCUMENT_CACHE_BYTES,
+      persistedQueriesBytes: vars.PERSISTED_QUERIES_CACHE_BYTES,
     }),
     shutdownTimeoutMs: vars.SHUTDOWN_TIMEOUT_MS,
     corsOrigins: Object.freeze(vars.CORS_ORIGINS),

@@ -42,49 +42,64 @@ async function cacheKey(c: Context<AppEnv>): Promise<string | undefined> {
 
 const COST_REPORT = ',"extensions":{"cost":';
 
+/** What a GraphQL result reports of its cost: only its requested cost is kept with a cached answer. */
+const requestedOf = (report: unknown) =>
+  Number((report as { requestedQueryCost?: unknown } | undefined)?.requestedQueryCost ?? 0);
+
 /**
- * A GraphQL answer without its `extensions.cost`: that report is per caller and per moment (the
- * caller's budget), so the cache keeps answers without it and the ETag covers the data only (a
- * tag stays the same while the data does, as it must for If-None-Match). The report is the last
- * member of a single result (Yoga writes it so): cut it there, and parse the body only otherwise
- * (a batch, other extensions).
+ * A GraphQL answer without its `extensions.cost`, and the requested cost of each of its results:
+ * the report is per caller and per moment (the caller's budget), so the cache keeps answers
+ * without it and the ETag covers the data only (a tag stays the same while the data does, as it
+ * must for If-None-Match). The report is the last member of a single result (Yoga writes it so):
+ * cut it there, and parse the body only otherwise (a batch, other extensions).
  */
-function withoutCostReport(body: string): string {
+function withoutCostReport(body: string): { body: string; requested: number[] } {
   const at = body.lastIndexOf(COST_REPORT);
-  if (at < 0) return body;
+  if (at < 0) return { body, requested: [0] };
   if (body.endsWith('}}')) {
     try {
       const extensions = JSON.parse(body.slice(at + COST_REPORT.length - '{"cost":'.length, -1));
-      if (Object.keys(extensions).length === 1) return `${body.slice(0, at)}}`;
+      if (Object.keys(extensions).length === 1)
+        return { body: `${body.slice(0, at)}}`, requested: [requestedOf(extensions.cost)] };
     } catch {
       // Not the report's shape after all: parse the whole body.
     }
   }
   const parsed: unknown = JSON.parse(body);
+  const requested: number[] = [];
   for (const result of Array.isArray(parsed) ? parsed : [parsed]) {
     const extensions = (result as { extensions?: Record<string, unknown> } | null)?.extensions;
+    requested.push(requestedOf(extensions?.cost));
     if (!extensions) continue;
     delete extensions.cost;
     if (Object.keys(extensions).length === 0)
       delete (result as { extensions?: unknown }).extensions;
   }
-  return JSON.stringify(parsed);
+  return { body: JSON.stringify(parsed), requested };
 }
 
-/** A kept GraphQL answer with the report of this request: a hit ran nothing and was charged 0. */
-async function withCostReport(c: Context<AppEnv>, body: string): Promise<string> {
+/**
+ * A kept GraphQL answer with the report of this request: each result's requested cost, as a cold
+ * request reports it, and nothing charged (a hit runs nothing).
+ */
+async function withCostReport(
+  c: Context<AppEnv>,
+  body: string,
+  requested: readonly number[],
+): Promise<string> {
   const status = await c.get('costAccount')?.status();
-  const report = JSON.stringify({
-    requestedQueryCost: 0,
+  const report = (at: number) => ({
+    requestedQueryCost: requested[at] ?? 0,
     ...(status ? { throttleStatus: status } : {}),
   });
   if (body.startsWith('{') && body.endsWith('}') && !body.includes('"extensions":'))
-    return `${body.slice(0, -1)}${COST_REPORT}${report}}}`;
+    return `${body.slice(0, -1)}${COST_REPORT}${JSON.stringify(report(0))}}}`;
   const parsed: unknown = JSON.parse(body);
-  for (const result of Array.isArray(parsed) ? parsed : [parsed]) {
+  const results = Array.isArray(parsed) ? parsed : [parsed];
+  results.forEach((result, at) => {
     const record = result as { extensions?: Record<string, unknown> };
-    record.extensions = { ...record.extensions, cost: JSON.parse(report) };
-  }
+    record.extensions = { ...record.extensions, cost: report(at) };
+  });
   return JSON.stringify(parsed);
 }
 
@@ -125,7 +140,7 @@ async function addValidators(c: Context<AppEnv>): Promise<void> {
   const etag = c.res.headers.get('etag');
   if (etag === null) {
     const body = await c.res.text();
-    const tag = strongETag(c.req.path === '/graphql' ? withoutCostReport(body) : body);
+    const tag = strongETag(c.req.path === '/graphql' ? withoutCostReport(body).body : body);
     replaceResponse(c, withValidators(c, body, new Headers(c.res.headers), tag));
     return;
   }
@@ -141,7 +156,10 @@ async function addValidators(c: Context<AppEnv>): Promise<void> {
 /** The answer of a hit: the stored body (a GraphQL one with its report), its stored ETag on a read. */
 async function fromCache(c: Context<AppEnv>, cached: CachedResponse): Promise<Response> {
   const headers = new Headers(cached.headers);
-  const body = c.req.path === '/graphql' ? await withCostReport(c, cached.body) : cached.body;
+  const body =
+    c.req.path === '/graphql'
+      ? await withCostReport(c, cached.body, cached.requestedCosts ?? [])
+      : cached.body;
   if (!isRead(c.req.method)) return new Response(body, { status: 200, headers });
   return withValidators(c, body, headers, cached.etag);
 }
@@ -167,7 +185,8 @@ export interface ResponseCacheOptions {
  * edge runs:
  * - a public read (no token) that the cache holds is answered here, with its stored ETag: no
  *   GraphQL parsing, no cost rule, no database; it costs one request of the request budget and no
- *   cost points (its `extensions.cost` says `requestedQueryCost: 0`);
+ *   cost points (its `extensions.cost` reports the requested cost a cold request reported, kept
+ *   with the answer, and the caller's budget);
  * - otherwise the edge runs; if it said what its answer holds (`cacheable`, see AppEnv) and the
  *   answer is a 200, it is kept, tagged, unless a write evicted since the lookup;
  * - every 200 JSON answer to GET or HEAD gets a strong `ETag` (a hash of its body, unless the
@@ -197,13 +216,19 @@ export function responseCache({ store, metrics }: ResponseCacheOptions): Middlew
     await next();
     if (!isJson200(c.res)) return;
     const body = await c.res.text();
-    const kept = edge === 'graphql' ? withoutCostReport(body) : body;
+    const { body: kept, requested } =
+      edge === 'graphql' ? withoutCostReport(body) : { body, requested: undefined };
     const headers: Record<string, string> = {};
     for (const name of keptHeaders) {
       const value = c.res.headers.get(name);
       if (value !== null) headers[name] = value;
     }
-    const response = { headers, body: kept, etag: etagOf(c.res, kept) };
+    const response: CachedResponse = {
+      headers,
+      body: kept,
+      etag: etagOf(c.res, kept),
+      ...(requested ? { requestedCosts: requested } : {}),
+    };
     if (tags) await store.set(key, response, tags, generation);
     const answer = isRead(c.req.method)
       ? withValidators(c, body, new Headers(c.res.headers), response.etag)

@@ -10,12 +10,16 @@ import {
   getNullableType,
   isAbstractType,
   isCompositeType,
+  isEnumType,
+  isInputObjectType,
   isInterfaceType,
   isListType,
   isObjectType,
   Kind,
   type OperationDefinitionNode,
+  SchemaMetaFieldDef,
   type SelectionSetNode,
+  TypeMetaFieldDef,
   type ValueNode,
 } from 'graphql';
 import { MAX_PAGE_SIZE } from '../domain/paging.js';
@@ -32,8 +36,10 @@ import { MAX_PAGE_SIZE } from '../domain/paging.js';
  *   a list with none of these counts as a full page (100);
  * - a slicing value the field would refuse (negative, not an integer) counts as a full page too:
  *   the request fails anyway, and no spelling makes a page look smaller than it is;
- * - introspection (`__schema`, `__type`, `__typename`) is free: GraphiQL needs it, and the depth
- *   limit bounds it.
+ * - introspection is priced like any other field (`__typename` is a scalar, free): `__schema` and
+ *   `__type` weigh 1, and each of its lists counts by the schema's own size, the type list by the
+ *   number of types and a type's fields by the average number of fields a type has (so that
+ *   `types { fields }` counts every field of the schema once), and so on (`introspectionSizes`).
  * The same weights price what execution resolved (`resolvedCost`), with each list's real length.
  */
 export interface CostInput {
@@ -89,15 +95,70 @@ export function costModel(schema: GraphQLSchema): CostModel {
   let model = models.get(schema);
   if (model) return model;
   model = new Map();
+  const sizes = introspectionSizes(schema);
   for (const type of Object.values(schema.getTypeMap())) {
-    if (type.name.startsWith('__') || !(isObjectType(type) || isInterfaceType(type))) continue;
+    if (!(isObjectType(type) || isInterfaceType(type))) continue;
     const fields = new Map<string, FieldCost>();
-    for (const field of Object.values(type.getFields()))
-      fields.set(field.name, fieldCost(schema, type.name, field));
+    for (const field of Object.values(type.getFields())) {
+      const cost = fieldCost(schema, type.name, field);
+      const size = sizes.get(cost.coordinate);
+      fields.set(
+        field.name,
+        size === undefined
+          ? cost
+          : { ...cost, listSize: { assumedSize: size, slicingArguments: [], sizedFields: [] } },
+      );
+    }
     model.set(type.name, fields);
   }
+  // The introspection entry points, which no type declares: objects of weight 1.
+  const query = model.get(schema.getQueryType()?.name ?? '');
+  for (const field of [SchemaMetaFieldDef, TypeMetaFieldDef])
+    query?.set(field.name, fieldCost(schema, schema.getQueryType()?.name ?? '', field));
   models.set(schema, model);
   return model;
+}
+
+/**
+ * The size each introspection list counts by, read off the schema: the type and directive lists
+ * their length, and a list that every item of an enclosing list has (a type's fields, a field's
+ * arguments) the average over those items, rounded up, so that the nested lists count what the
+ * schema really holds.
+ */
+export function introspectionSizes(schema: GraphQLSchema): Map<string, number> {
+  const types = Object.values(schema.getTypeMap());
+  const directives = schema.getDirectives();
+  let fields = 0;
+  let fieldArgs = 0;
+  let inputFields = 0;
+  let enumValues = 0;
+  let interfaces = 0;
+  let possibleTypes = 0;
+  for (const type of types) {
+    if (isObjectType(type) || isInterfaceType(type)) {
+      const own = Object.values(type.getFields());
+      fields += own.length;
+      for (const field of own) fieldArgs += field.args.length;
+      interfaces += type.getInterfaces().length;
+    }
+    if (isAbstractType(type)) possibleTypes += schema.getPossibleTypes(type).length;
+    if (isInputObjectType(type)) inputFields += Object.keys(type.getFields()).length;
+    if (isEnumType(type)) enumValues += type.getValues().length;
+  }
+  const average = (total: number, over: number) =>
+    Math.max(1, Math.ceil(total / Math.max(1, over)));
+  const directiveArgs = directives.reduce((sum, directive) => sum + directive.args.length, 0);
+  return new Map([
+    ['__Schema.types', types.length],
+    ['__Schema.directives', directives.length],
+    ['__Type.fields', average(fields, types.length)],
+    ['__Type.inputFields', average(inputFields, types.length)],
+    ['__Type.enumValues', average(enumValues, types.length)],
+    ['__Type.interfaces', average(interfaces, types.length)],
+    ['__Type.possibleTypes', average(possibleTypes, types.length)],
+    ['__Field.args', average(fieldArgs, fields)],
+    ['__Directive.args', average(directiveArgs, directives.length)],
+  ]);
 }
 
 function fieldCost(
@@ -188,7 +249,7 @@ export function operationCost(input: CostInput): number {
     for (const selection of selectionSet.selections) {
       if (selection.kind === Kind.FIELD) {
         const field = walk.model.get(type.name)?.get(selection.name.value);
-        if (!field || selection.name.value.startsWith('__')) continue; // validation reports it
+        if (!field) continue; // `__typename` (free), or a field validation reports
         cost += estimate(selection, field, sized, nesting);
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         const condition = selection.typeCondition
@@ -329,7 +390,7 @@ export function resolvedCost(input: {
     let cost = 0;
     for (const [key, nodes] of fields) {
       const first = nodes[0];
-      if (!first || first.name.value.startsWith('__') || !(key in value)) continue;
+      if (!first || !(key in value)) continue;
       const field = walk.model.get(type.name)?.get(first.name.value);
       if (!field) continue;
       cost += argumentsCost(first, field) + itemsCost(nodes, field, value[key]);

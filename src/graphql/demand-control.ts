@@ -54,8 +54,9 @@ function withReport<Result extends ExecutionResult>(result: Result, report: Cost
  *   Retry-After. A batch is charged the sum of its operations at once, before any runs.
  * - After execution it is refunded the difference between the estimate and what it resolved.
  * - Every response of a query or a mutation, refused or not, reports its cost in
- *   `extensions.cost` (`CostReport`). Subscriptions are not charged (SUBSCRIPTIONS_PER_CLIENT
- *   bounds them) and their events carry no report; over the WebSocket nothing does.
+ *   `extensions.cost` (`CostReport`). A subscription is charged its estimate when it starts,
+ *   over either transport (MAX_SUBSCRIPTIONS_PER_CLIENT bounds how many are open); its events,
+ *   and anything over the WebSocket, carry no report.
  */
 export function demandControl(schema: GraphQLSchema): Plugin<DemandContext> {
   /** The report of one result; refunds first what an operation that ran did not spend. */
@@ -99,6 +100,19 @@ export function demandControl(schema: GraphQLSchema): Plugin<DemandContext> {
         context.prepaid = { left: batchCost };
       },
     }),
+
+    // A subscription is charged its estimate once, when it starts, over either transport; its
+    // events carry no report.
+    async onSubscribe({ args, setResultAndStopExecution }) {
+      const { costAccount: account, cost } = args.contextValue;
+      const requested = cost?.requested ?? 0;
+      if (!account || requested <= 0) return;
+      const charge = await account.charge(requested);
+      if (!charge.allowed)
+        setResultAndStopExecution({
+          errors: [rateLimited(requested, charge.status, charge.retryAfterSeconds)],
+        });
+    },
 
     async onExecute({ args, setResultAndStopExecution }) {
       const context = args.contextValue;

@@ -112,8 +112,8 @@ export interface BatchRulesOptions {
   /** The most operations a batched request may hold. */
   limit: number;
   rule: CostRule;
-  /** The parsed document of an operation's parameters (Yoga's parse cache; undefined: none). */
-  documentOf: (params: unknown) => DocumentNode | undefined;
+  /** The parsed document of each operation of a batch (Yoga's parse cache; undefined: none). */
+  documentsOf: (batch: readonly unknown[]) => (DocumentNode | undefined)[];
   /** The sizes of the unpaged lists the documents of a request ask for. */
   sizesFor: (
     documents: readonly DocumentNode[],
@@ -130,7 +130,7 @@ export interface BatchRulesOptions {
 export function batchRules({
   limit,
   rule,
-  documentOf,
+  documentsOf,
   sizesFor,
 }: BatchRulesOptions): Plugin<CostContext> {
   return {
@@ -140,8 +140,9 @@ export function batchRules({
         if (!Array.isArray(requestParserResult)) return;
         if (requestParserResult.length > limit)
           throw tooComplex(`A batch may hold at most ${limit} operations`);
-        const operations = requestParserResult.flatMap((params) => {
-          const document = documentOf(params);
+        const documents = documentsOf(requestParserResult);
+        const operations = requestParserResult.flatMap((params, at) => {
+          const document = documents[at];
           return document ? [{ params, document }] : [];
         });
         return sizesFor(

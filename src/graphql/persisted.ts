@@ -56,16 +56,18 @@ const NOT_FOUND_MESSAGE = 'PersistedQueryNotFound';
 export interface PersistedOperationsOptions {
   /** When given, only its operations run (by hash); automatic persisted queries are off. */
   manifest?: PersistedManifest;
-  /** How many documents automatic persisted queries remember (least recently used go first). */
-  maxDocuments?: number;
+  /** What the documents automatic persisted queries remember may take (least recently used go first). */
+  maxBytes: number;
 }
 
 export interface PersistedOperations {
   /**
-   * The document an operation's parameters stand for, without registering or refusing anything
-   * (the cost of a batch is counted before any of its operations is resolved).
+   * The document each operation of a batch stands for, without registering or refusing anything
+   * (the cost of a batch is counted before any of its operations is resolved): a hash alone names
+   * a registered document or one sent with its hash earlier in the same batch. With a manifest,
+   * only the manifest's documents: nothing else is ever parsed.
    */
-  documentOf(params: unknown): string | undefined;
+  documentsOf(batch: readonly unknown[]): (string | undefined)[];
   /** Resolves each operation's document in Yoga's `onParams`, on every transport. */
   plugin: Plugin;
 }
@@ -85,12 +87,12 @@ export interface PersistedOperations {
  */
 export function persistedOperations({
   manifest,
-  maxDocuments = 1000,
-}: PersistedOperationsOptions = {}): PersistedOperations {
+  maxBytes,
+}: PersistedOperationsOptions): PersistedOperations {
   const registered = new LRUCache<string, string>({
-    max: maxDocuments,
-    maxSize: 16 * 1024 * 1024,
-    sizeCalculation: (document) => Math.max(1, document.length),
+    max: 100_000,
+    maxSize: maxBytes,
+    sizeCalculation: (document) => 2 * document.length + 64,
   });
   // Codegen writes `sha256:<hex>` keys; a bare hex hash names the same document.
   const inManifest = (hash: unknown) =>
@@ -98,6 +100,8 @@ export function persistedOperations({
 
   const resolve = (params: GraphQLParams): GraphQLParams => {
     const hash = persistedHash(params as Record<string, unknown>);
+    // With a hash, an empty query is no query (a WebSocket message must carry a query string).
+    if (hash !== undefined && params.query === '') params = { ...params, query: undefined };
     if (manifest) {
       const document = inManifest(hash);
       if (document === undefined || (params.query != null && params.query !== document)) {
@@ -128,18 +132,27 @@ export function persistedOperations({
   };
 
   return {
-    documentOf(params) {
-      if (!isRecord(params)) return undefined;
-      if (typeof params.query === 'string') return params.query;
-      const hash =
-        isRecord(params.extensions) && isRecord(params.extensions.persistedQuery)
-          ? params.extensions.persistedQuery.sha256Hash
-          : undefined;
-      return manifest
-        ? inManifest(hash)
-        : typeof hash === 'string'
-          ? registered.peek(hash)
-          : undefined;
+    documentsOf(batch) {
+      const inBatch = new Map<string, string>();
+      return batch.map((params) => {
+        if (!isRecord(params)) return undefined;
+        const query =
+          typeof params.query === 'string' && params.query !== '' ? params.query : undefined;
+        const hash =
+          isRecord(params.extensions) && isRecord(params.extensions.persistedQuery)
+            ? params.extensions.persistedQuery.sha256Hash
+            : undefined;
+        if (manifest) {
+          const document = inManifest(hash);
+          return query === undefined || query === document ? document : undefined;
+        }
+        if (typeof hash !== 'string') return query;
+        if (query !== undefined) {
+          if (sha256Hex(query) === hash) inBatch.set(hash, query);
+          return query;
+        }
+        return inBatch.get(hash) ?? registered.peek(hash);
+      });
     },
     plugin: {
       onParams({ params, setParams }) {

@@ -1,4 +1,5 @@
 import { DomainError } from '../domain/errors.js';
+import { ClientCounts } from './client-counts.js';
 
 /**
  * Events one subscription may have waiting for its client. Events for the same thing coalesce (the
@@ -16,11 +17,13 @@ export interface Subscriber {
 
 /** The open subscriptions of one app, over both transports: the per-client bound, and shutdown. */
 export class Subscriptions {
-  readonly #openByClient = new Map<string, number>();
+  readonly #counts: ClientCounts;
   readonly #ends = new Set<() => void>();
   #closed = false;
 
-  constructor(readonly perClient: number) {}
+  constructor(readonly perClient: number) {
+    this.#counts = new ClientCounts(perClient);
+  }
 
   get size(): number {
     return this.#ends.size;
@@ -34,23 +37,17 @@ export class Subscriptions {
     if (this.#closed) {
       throw new DomainError('UNAVAILABLE', 'The server is shutting down; subscribe again shortly');
     }
-    const open = this.#openByClient.get(client) ?? 0;
-    if (open >= this.perClient) {
+    const release = this.#counts.take(client);
+    if (!release) {
       throw new DomainError(
         'RATE_LIMITED',
         `A client may hold at most ${this.perClient} subscriptions open at once; complete one before starting another`,
       );
     }
-    this.#openByClient.set(client, open + 1);
     this.#ends.add(end);
-    let released = false;
     return () => {
-      if (released) return;
-      released = true;
       this.#ends.delete(end);
-      const left = (this.#openByClient.get(client) ?? 1) - 1;
-      if (left > 0) this.#openByClient.set(client, left);
-      else this.#openByClient.delete(client);
+      release();
     };
   }
 

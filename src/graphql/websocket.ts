@@ -10,8 +10,9 @@ import { anonymous, type Viewer } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
 import { rawErrorResponse } from '../http/client-error.js';
 import type { Logger } from '../logger.js';
-import { clientKey } from '../rate-limit/middleware.js';
+import { clientKey, type RateLimits } from '../rate-limit/middleware.js';
 import { type Handshake, traceHandshake } from '../tracing/http.js';
+import { ClientCounts } from './client-counts.js';
 import type { GraphQLEdge, GraphQLResult } from './yoga.js';
 
 /** The path WebSocket clients connect to: the same as GraphQL over HTTP. */
@@ -23,6 +24,10 @@ export interface WebSocketOptions {
   /** The largest message accepted, in bytes (the body limit of HTTP requests). */
   maxPayload: number;
   logger: Logger;
+  /** The budgets every request counts against: an upgrade and each `subscribe` are requests. */
+  limits: RateLimits;
+  /** WebSockets one client may hold open (MAX_SOCKETS_PER_CLIENT). */
+  socketsPerClient: number;
 }
 
 export interface WebSocketTransport {
@@ -35,6 +40,26 @@ type Connection = { viewer?: Viewer; client?: string };
 
 /** Close code of a refused `connection_init` (graphql-ws's Forbidden), with the reason why. */
 const REFUSED = 4403;
+
+/** Close code of a connection over its client's bound (graphql-ws's "too many" code: not retried). */
+const TOO_MANY = 4429;
+
+/**
+ * A persisted operation may be sent by its hash alone, but graphql-ws refuses a `subscribe` whose
+ * payload has no `query` string: one with a persisted query's hash gets an empty one, which the
+ * persisted operations treat as none (src/graphql/persisted.ts).
+ */
+function hashOnlyPayloads(key: string, value: unknown): unknown {
+  if (
+    key === 'payload' &&
+    value !== null &&
+    typeof value === 'object' &&
+    !('query' in value) &&
+    'extensions' in value
+  )
+    return { ...value, query: '' };
+  return value;
+}
 
 /**
  * graphql-ws runs an operation whose arguments name a subscription through `subscribe`; the
@@ -49,6 +74,8 @@ function contractJson(error: GraphQLError) {
   const { http: _http, ...extensions } = json.extensions;
   return { ...json, extensions };
 }
+
+const addressOf = (request: IncomingMessage) => request.socket.remoteAddress ?? 'unknown';
 
 const isStream = (result: GraphQLResult): result is AsyncIterable<ExecutionResult> =>
   Symbol.asyncIterator in result;
@@ -89,7 +116,8 @@ function refuseUpgrade(socket: Duplex, handshake: Handshake, { error, headers }:
  * pipeline (`GraphQLEdge.run`), so it meets every policy an HTTP request meets.
  */
 export function serveWebSockets(server: Server, options: WebSocketOptions): WebSocketTransport {
-  const { graphql, verify, logger } = options;
+  const { graphql, verify, logger, limits } = options;
+  const socketsOf = new ClientCounts(options.socketsPerClient);
   const sockets = new WebSocketServer({ noServer: true, maxPayload: options.maxPayload });
   let closing = false;
 
@@ -103,7 +131,7 @@ export function serveWebSockets(server: Server, options: WebSocketOptions): WebS
     ),
   );
 
-  server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+  server.on('upgrade', async (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const { pathname } = new URL(request.url ?? '/', 'http://localhost');
     const handshake = traceHandshake(request, pathname === WEBSOCKET_PATH ? pathname : undefined);
     if (pathname !== WEBSOCKET_PATH) {
@@ -113,6 +141,18 @@ export function serveWebSockets(server: Server, options: WebSocketOptions): WebS
     if (closing) {
       const error = new DomainError('UNAVAILABLE', 'The server is shutting down');
       return refuseUpgrade(socket, handshake, { error });
+    }
+    // The upgrade is a request of its address (the token comes later, in connection_init).
+    const window = await limits.requests?.count(clientKey(anonymous, addressOf(request)));
+    if (window?.refused) {
+      const error = new DomainError(
+        'RATE_LIMITED',
+        'Too many requests; wait for Retry-After seconds and try again',
+      );
+      return refuseUpgrade(socket, handshake, {
+        error,
+        headers: { 'Retry-After': String(window.resetSeconds) },
+      });
     }
     handshakes.set(request, handshake);
     sockets.handleUpgrade(request, socket, head, (ws) => {
@@ -134,11 +174,26 @@ export function serveWebSockets(server: Server, options: WebSocketOptions): WebS
           ctx.extra.socket.close(REFUSED, error.message.slice(0, 120));
           return false;
         }
-        const address = ctx.extra.request.socket.remoteAddress ?? 'unknown';
-        ctx.extra.client = clientKey(ctx.extra.viewer, address);
+        const client = clientKey(ctx.extra.viewer, addressOf(ctx.extra.request));
+        const release = socketsOf.take(client);
+        if (!release) {
+          ctx.extra.socket.close(
+            TOO_MANY,
+            `RATE_LIMITED: at most ${options.socketsPerClient} WebSockets per client`,
+          );
+          return false;
+        }
+        ctx.extra.socket.once('close', release);
+        ctx.extra.client = client;
         return true;
       },
       async onSubscribe(ctx, _id, payload: SubscribePayload) {
+        const client = ctx.extra.client ?? 'unknown';
+        const window = await limits.requests?.count(client);
+        if (window?.refused) {
+          const message = `Too many requests; wait ${window.resetSeconds} s and try again (each subscribe message counts)`;
+          return [graphql.errorOf(new DomainError('RATE_LIMITED', message))];
+        }
         const result = await graphql.run(
           {
             query: payload.query,
@@ -149,8 +204,9 @@ export function serveWebSockets(server: Server, options: WebSocketOptions): WebS
           {
             requestId: randomUUID(),
             viewer: ctx.extra.viewer ?? anonymous,
-            client: ctx.extra.client ?? 'unknown',
+            client,
             transport: 'websocket',
+            costAccount: limits.cost?.account(client),
           },
         );
         // Refused before it subscribed (no error has a path): graphql-ws's error message.
@@ -166,6 +222,7 @@ export function serveWebSockets(server: Server, options: WebSocketOptions): WebS
       onNext: (_ctx, _id, _payload, _args, result: ExecutionResult) =>
         result.errors ? { ...result, errors: result.errors.map(contractJson) } : result,
       onError: (_ctx, _id, _payload, errors) => errors.map(contractJson),
+      jsonMessageReviver: hashOnlyPayloads,
     },
     sockets,
   );

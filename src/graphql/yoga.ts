@@ -26,7 +26,7 @@ import { tracingEnabled } from '../tracing/hooks.js';
 import { compiledQueries } from './compiled-queries.js';
 import { createContext, type GraphQLContext } from './context.js';
 import { demandControl } from './demand-control.js';
-import { createDocumentCache } from './documents.js';
+import { createDocumentCache, forgetInvalidDocuments } from './documents.js';
 import { createErrorHandling } from './errors.js';
 import { idempotentMutations } from './idempotency.js';
 import { batchRules, costLimit, costRule, queryLimits } from './limits.js';
@@ -152,6 +152,8 @@ export interface GraphQLEdge {
    * limits, cost, context, execution, error masking): what the WebSocket transport calls.
    */
   run(params: GraphQLParams, context: ServerContext): Promise<GraphQLResult>;
+  /** An error as the edge sends it (contract code and status), for a transport's own refusals. */
+  errorOf(error: unknown): GraphQLError;
 }
 
 /** The plugins' `operation` instrumentation as `run` calls it: for an operation with no request. */
@@ -163,8 +165,10 @@ type OperationInstrumentation = (
 export function createGraphQLEdge(options: GraphQLEdgeOptions): GraphQLEdge {
   const errors = createErrorHandling(options.logger);
   const { yoga, operation } = createYogaServer(options, errors);
+  const errorOf = (error: unknown) => errors.maskError(error) as GraphQLError;
   return {
     yoga,
+    errorOf,
     async run(params, context) {
       // Yoga wraps each operation of an HTTP request in the plugins' `operation` instrumentation
       // (the operation's span) in its `handle`; an operation without a request gets the same here.
@@ -179,7 +183,7 @@ export function createGraphQLEdge(options: GraphQLEdgeOptions): GraphQLEdge {
         throw new Error('the operation gave no result');
       } catch (error) {
         // Refused before Yoga's own error handling (a persisted operation, in onParams).
-        return { errors: [errors.maskError(error) as GraphQLError] };
+        return { errors: [errorOf(error)] };
       }
     },
   };
@@ -203,9 +207,12 @@ function createYogaServer(
 ) {
   const yielding = mutationsYieldingTurns(baseSchema);
   const schema = cache ? schemaNotingEntities(yielding) : yielding;
-  const documents = createDocumentCache(limits.graphqlTokens);
+  const documents = createDocumentCache(limits.graphqlTokens, limits.documentCacheBytes);
   const rule = costRule({ schema, maxCost: limits.graphqlCost });
-  const persisted = persistedOperations({ manifest: persistedManifest });
+  const persisted = persistedOperations({
+    manifest: persistedManifest,
+    maxBytes: limits.persistedQueriesBytes,
+  });
   const reader = {
     db: database.prisma,
     dialect: database.dialect,
@@ -238,14 +245,15 @@ function createYogaServer(
     batchRules({
       limit: limits.graphqlBatch,
       rule,
-      documentOf: (params) => {
-        const text = persisted.documentOf(params);
-        return text === undefined ? undefined : documents.parse(text);
-      },
+      documentsOf: (batch) =>
+        persisted
+          .documentsOf(batch)
+          .map((text) => (text === undefined ? undefined : documents.parse(text))),
       sizesFor: lists.sizesFor,
     }),
     lists.plugin,
     queryLimits(limits),
+    forgetInvalidDocuments(documents),
     costLimit(rule),
     // After the batch rules (which price a batch) and the cost limit (which prices an operation).
     demandControl(schema),
@@ -294,7 +302,7 @@ function createYogaServer(
     // The app limits bodies before Yoga runs (src/http/body-limit.ts): Yoga's own limit would
     // stream every body through a counter.
     maxRequestBodySize: false,
-    parserAndValidationCache: { documentCache: documents },
+    parserAndValidationCache: { documentCache: documents.documents, errorCache: documents.errors },
     // The batch limit is the contract's (QUERY_TOO_COMPLEX, in `batchRules`), not Yoga's.
     batching: { limit: Number.POSITIVE_INFINITY },
     plugins,

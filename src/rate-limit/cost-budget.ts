@@ -20,11 +20,17 @@ export interface CostBucketStore {
   take(key: string, points: number, bucket: Bucket): Promise<{ taken: boolean; available: number }>;
 }
 
-/** Buckets in a Map; full ones are dropped when it grows (a missing bucket is a full one). */
+/**
+ * Buckets in a Map of at most `maxClients` (a missing bucket is a full one): when it is full, the
+ * buckets that have refilled are dropped, then the oldest.
+ */
 export class MemoryCostBucketStore implements CostBucketStore {
   readonly #buckets = new Map<string, { available: number; at: number }>();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly maxClients: number,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   async take(key: string, points: number, bucket: Bucket) {
     const now = this.now();
@@ -37,7 +43,7 @@ export class MemoryCostBucketStore implements CostBucketStore {
     if (available >= bucket.capacity) {
       this.#buckets.delete(key);
     } else {
-      if (!state && this.#buckets.size > 10_000) this.#prune(now, bucket);
+      if (!state && this.#buckets.size >= this.maxClients) this.#prune(now, bucket);
       this.#buckets.set(key, { available, at: now });
     }
     return { taken, available };
@@ -47,6 +53,11 @@ export class MemoryCostBucketStore implements CostBucketStore {
     for (const [key, state] of this.#buckets) {
       if (state.available + (now - state.at) * bucket.perMs >= bucket.capacity)
         this.#buckets.delete(key);
+    }
+    // Down to 99%, so that a full scan happens once per hundredth of the bound, not per client.
+    for (const key of this.#buckets.keys()) {
+      if (this.#buckets.size < this.maxClients * 0.99) break;
+      this.#buckets.delete(key);
     }
   }
 }

@@ -13,14 +13,19 @@ export interface RateLimitStore {
   hit(key: string, windowMs: number, now: number): Promise<{ count: number; resetAt: number }>;
 }
 
-/** Fixed one-minute windows per client, kept in a Map (expired windows are dropped lazily). */
+/**
+ * Fixed one-minute windows per client, kept in a Map of at most `maxClients` windows: expired ones
+ * are dropped when it is full, then the oldest (a client dropped that way starts a new window).
+ */
 export class MemoryRateLimitStore implements RateLimitStore {
   readonly #windows = new Map<string, { count: number; resetAt: number }>();
+
+  constructor(private readonly maxClients: number) {}
 
   async hit(key: string, windowMs: number, now: number) {
     let window = this.#windows.get(key);
     if (!window || window.resetAt <= now) {
-      if (this.#windows.size > 10_000) this.#prune(now);
+      if (!window && this.#windows.size >= this.maxClients) this.#prune(now);
       window = { count: 0, resetAt: now + windowMs };
       this.#windows.set(key, window);
     }
@@ -30,6 +35,11 @@ export class MemoryRateLimitStore implements RateLimitStore {
 
   #prune(now: number) {
     for (const [key, window] of this.#windows) if (window.resetAt <= now) this.#windows.delete(key);
+    // Down to 99%, so that a full scan happens once per hundredth of the bound, not per client.
+    for (const key of this.#windows.keys()) {
+      if (this.#windows.size < this.maxClients * 0.99) break;
+      this.#windows.delete(key);
+    }
   }
 }
 
@@ -43,19 +53,47 @@ export function clientKey(viewer: Viewer, address: string): string {
   return viewer.authenticated && viewer.subject ? `sub:${viewer.subject}` : `ip:${address}`;
 }
 
-export interface RateLimitOptions {
-  /** Requests per client and minute in clock-aligned windows (RATE_LIMIT_PER_MINUTE). */
-  requests?: { perMinute: number; store: RateLimitStore } | undefined;
-  /** The GraphQL cost budget (RATE_LIMIT_COST_PER_MINUTE), charged by the GraphQL edge. */
-  cost?: CostBudget | undefined;
-  /** The peer address of a request: the client of a caller without a valid token. */
-  clientAddress: (c: Context<AppEnv>) => string;
-}
-
 /** One policy's state for the `RateLimit` field: units left, seconds until they are restored. */
 interface PolicyState {
   remaining: number;
   resetSeconds: number;
+}
+
+/**
+ * The per-client request budget (RATE_LIMIT_PER_MINUTE): requests per client and minute, in
+ * windows a shared store may align on the clock. Every request of every transport counts: an HTTP
+ * request here (`rateLimits`), a WebSocket upgrade and each `subscribe` message in
+ * src/graphql/websocket.ts.
+ */
+export class RequestBudget {
+  constructor(
+    readonly perMinute: number,
+    private readonly store: RateLimitStore,
+  ) {}
+
+  /** Counts one request of `client`: whether it is over the budget, and the window's state. */
+  async count(client: string): Promise<PolicyState & { refused: boolean }> {
+    const now = Date.now();
+    const { count, resetAt } = await this.store.hit(client, WINDOW_MS, now);
+    return {
+      refused: count > this.perMinute,
+      remaining: Math.max(0, this.perMinute - count),
+      resetSeconds: Math.max(1, Math.ceil((resetAt - now) / 1000)),
+    };
+  }
+}
+
+/** The budgets that are on: each transport counts its requests against them. */
+export interface RateLimits {
+  /** The request budget (RATE_LIMIT_PER_MINUTE), while it is on. */
+  requests?: RequestBudget | undefined;
+  /** The GraphQL cost budget (RATE_LIMIT_COST_PER_MINUTE), charged by the GraphQL edge. */
+  cost?: CostBudget | undefined;
+}
+
+export interface RateLimitOptions extends RateLimits {
+  /** The peer address of a request: the client of a caller without a valid token. */
+  clientAddress: (c: Context<AppEnv>) => string;
 }
 
 /**
@@ -103,17 +141,7 @@ export function rateLimits({
     const key = clientKey(c.get('viewer'), clientAddress(c));
     const account = cost && c.req.path === GRAPHQL_PATH ? cost.account(key) : undefined;
     if (account) c.set('costAccount', account);
-    let window: PolicyState | undefined;
-    let refused = false;
-    if (requests) {
-      const now = Date.now();
-      const { count, resetAt } = await requests.store.hit(key, WINDOW_MS, now);
-      window = {
-        remaining: Math.max(0, requests.perMinute - count),
-        resetSeconds: Math.max(1, Math.ceil((resetAt - now) / 1000)),
-      };
-      refused = count > requests.perMinute;
-    }
+    const window = requests && (await requests.count(key));
     const fields = async () => {
       let costState: PolicyState | undefined;
       if (cost && account) {
@@ -137,7 +165,7 @@ export function rateLimits({
           : {}),
       };
     };
-    if (refused && window) {
+    if (window?.refused) {
       return errorResponse(c, 'RATE_LIMITED', {
         ...(await fields()),
         'Retry-After': String(window.resetSeconds),

@@ -9,9 +9,15 @@ import { MemoryRateLimitStore, type RateLimitStore } from './middleware.js';
  * shared budget on any one replica, and never an error because of Redis).
  */
 export class RedisRateLimitStore implements RateLimitStore {
-  readonly #fallback = new MemoryRateLimitStore();
+  readonly #fallback: MemoryRateLimitStore;
 
-  constructor(private readonly redis: RedisConnection) {}
+  /** `maxClients`: the windows each replica keeps on its own while Redis is away. */
+  constructor(
+    private readonly redis: RedisConnection,
+    maxClients: number,
+  ) {
+    this.#fallback = new MemoryRateLimitStore(maxClients);
+  }
 
   async hit(key: string, windowMs: number, now: number) {
     const windowStart = Math.floor(now / windowMs) * windowMs;
@@ -82,10 +88,15 @@ type TakeCommand = (
  * request counts do).
  */
 export class RedisCostBucketStore implements CostBucketStore {
-  readonly #fallback = new MemoryCostBucketStore();
+  readonly #fallback: MemoryCostBucketStore;
   readonly #take: TakeCommand;
 
-  constructor(private readonly redis: RedisConnection) {
+  /** `maxClients`: the buckets each replica keeps on its own while Redis is away. */
+  constructor(
+    private readonly redis: RedisConnection,
+    maxClients: number,
+  ) {
+    this.#fallback = new MemoryCostBucketStore(maxClients);
     const name = 'petstoreTakeCostPoints';
     if (!(name in redis.commands))
       redis.commands.defineCommand(name, { numberOfKeys: 1, lua: takeScript });

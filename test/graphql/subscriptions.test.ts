@@ -24,7 +24,7 @@ describeDb('subscriptions on the real server', () => {
     server = await startServer({
       AUTH_JWT_SECRET: liveSecret,
       SEED: 'false',
-      SUBSCRIPTIONS_PER_CLIENT: '3',
+      MAX_SUBSCRIPTIONS_PER_CLIENT: '3',
       REQUEST_TIMEOUT_MS: '1000',
       GRAPHQL_MAX_COST: '200',
     });

@@ -70,8 +70,8 @@ describeDb('the response cache and HTTP validators', () => {
     expect(first.headers.get('etag')).toMatch(/^"[\w-]{32}"$/);
     expect(first.headers.get('last-modified')).toBeNull();
     expect(second.status).toBe(200);
-    // A hit runs nothing and is charged nothing: its report says so.
-    expect(await second.json()).toEqual({ data, extensions: { cost: { requestedQueryCost: 0 } } });
+    // A hit runs nothing (no actualQueryCost) and reports what its document costs.
+    expect(await second.json()).toEqual({ data, extensions: { cost: { requestedQueryCost: 1 } } });
     expect(second.headers.get('etag')).toBe(first.headers.get('etag'));
     const delta = (name: string) =>
       cacheCount(after, name, { edge: 'graphql' }) - cacheCount(before, name, { edge: 'graphql' });
@@ -232,8 +232,8 @@ describeDb('the response cache and HTTP validators', () => {
     const second = await postQuery(app(), query, variables);
     expect(await second.json()).toMatchObject({
       data: { pet: { name: 'Answered early' } },
-      // Nothing ran, and a hit costs no points.
-      extensions: { cost: { requestedQueryCost: 0 } },
+      // Nothing ran (no actualQueryCost); the report names what the document costs.
+      extensions: { cost: { requestedQueryCost: 1 } },
     });
     expect(await operations()).toBe(ranBefore);
     expect(app().database.statementCount()).toBe(statementsBefore);
