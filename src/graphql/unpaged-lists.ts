@@ -61,6 +61,7 @@ export function unpagedLists({ schema, counters, parse }: UnpagedListsOptions): 
     }
     return coordinates;
   };
+  const fieldNames = Object.keys(counters).map((coordinate) => coordinate.split('.')[1] ?? '');
   const counted = new WeakMap<Request, ListSizes | undefined>();
   const sizesFor = async (documents: readonly DocumentNode[], request?: Request) => {
     if (request && counted.has(request)) return counted.get(request);
@@ -82,7 +83,9 @@ export function unpagedLists({ schema, counters, parse }: UnpagedListsOptions): 
     sizesFor,
     plugin: {
       onParams({ params, request, context }) {
-        const document = typeof params.query === 'string' ? parse(params.query) : undefined;
+        // A document that never names such a field is not parsed here (Yoga parses it next).
+        const text = typeof params.query === 'string' ? params.query : '';
+        const document = fieldNames.some((name) => text.includes(name)) ? parse(text) : undefined;
         // Synchronous unless there is something to count: most documents ask for no such list.
         if (!document || listsIn(document).length === 0) return;
         return sizesFor([document], request).then((sizes) => {
