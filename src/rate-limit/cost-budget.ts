@@ -49,6 +49,11 @@ export class MemoryCostBucketStore implements CostBucketStore {
     return { taken, available };
   }
 
+  /** How many clients it holds now (at most `maxClients`). */
+  get size(): number {
+    return this.#buckets.size;
+  }
+
   #prune(now: number, bucket: Bucket) {
     for (const [key, state] of this.#buckets) {
       if (state.available + (now - state.at) * bucket.perMs >= bucket.capacity)

@@ -33,6 +33,11 @@ export class MemoryRateLimitStore implements RateLimitStore {
     return { ...window };
   }
 
+  /** How many clients it holds now (at most `maxClients`). */
+  get size(): number {
+    return this.#windows.size;
+  }
+
   #prune(now: number) {
     for (const [key, window] of this.#windows) if (window.resetAt <= now) this.#windows.delete(key);
     // Down to 99%, so that a full scan happens once per hundredth of the bound, not per client.
