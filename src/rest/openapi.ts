@@ -136,6 +136,20 @@ const ifMatch = z.object({
     }),
 });
 
+/** `If-None-Match` on a PUT (RFC 9110 §13.1.2). */
+const ifNoneMatchOnPut = z.object({
+  'if-none-match': z
+    .string()
+    .optional()
+    .openapi({
+      description:
+        '`*`: replace only where the resource does not exist; as a PUT here never creates, a ' +
+        'resource that exists is 412 `PRECONDITION_FAILED` (with its current `ETag`) and nothing ' +
+        'changes. A list of `ETag`s: 412 while the resource is at one of those versions.',
+      example: '*',
+    }),
+});
+
 /** `Idempotency-Key` on POST and PATCH. */
 const idempotencyKey = z.object({
   'idempotency-key': z
@@ -360,6 +374,7 @@ function operation(spec: Route['spec'], config: Config) {
         ? {
             headers: z.object({
               ...(takesIfMatch(spec) ? ifMatch.shape : {}),
+              ...(spec.method === 'put' ? ifNoneMatchOnPut.shape : {}),
               ...(takesIdempotencyKey(spec) ? idempotencyKey.shape : {}),
             }),
           }
