@@ -9,6 +9,7 @@ import {
 } from '../db/idempotency-keys.js';
 import type { Tx } from '../db/transaction.js';
 import type { Change, ChangeFeed } from '../domain/changes.js';
+import type { Viewer } from '../domain/context.js';
 import { DomainError, validationFailed } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
 
@@ -33,6 +34,17 @@ export function parseKey(value: string): string {
     );
   }
   return value;
+}
+
+/**
+ * Whose keys a request's are: its token's subject. A key needs one (else 400), so that two callers
+ * never share a key space: an address is shared by many, and a token without `sub` names nobody.
+ */
+export function keyOwner(viewer: Viewer): string {
+  if (viewer.authenticated && viewer.subject) return `sub:${viewer.subject}`;
+  throw validationFailed(
+    `${IDEMPOTENCY_KEY} needs a bearer token with a subject (sub): keys belong to it; send the request with such a token, or without the key`,
+  );
 }
 
 /** What makes two requests "the same request" for a key: a hash of their parts, in order. */

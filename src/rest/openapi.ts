@@ -165,7 +165,8 @@ const idempotencyKey = z.object({
         `the key's lifetime (IDEMPOTENCY_KEY_TTL_HOURS, 24 by default) gets that response again, ` +
         'with `Idempotent-Replayed: true`, and changes nothing. The same key with another request ' +
         'is 422 `IDEMPOTENCY_KEY_REUSED`; while the first still runs, 409 ' +
-        "`IDEMPOTENCY_KEY_IN_FLIGHT`. Keys belong to the token's subject. Responses of 500 and " +
+        "`IDEMPOTENCY_KEY_IN_FLIGHT`. Keys belong to the token's subject: a key without a token " +
+        'that has a subject (`sub`) is 400 `VALIDATION_FAILED`. Responses of 500 and ' +
         'above, 401, 403 and 429 are not recorded: their retry runs anew.',
       example: '4f1c2a8e-9b7d-4c55-8e2f-0d3b6a1c9e77',
     }),
