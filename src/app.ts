@@ -18,7 +18,7 @@ import { migrate } from './db/migrate.js';
 import { seedSampleData } from './db/seed.js';
 import { createSharedReads } from './db/shared-reads.js';
 import type { ChangeFeed } from './domain/changes.js';
-import { DomainError } from './domain/errors.js';
+import { clipText, DomainError } from './domain/errors.js';
 import { loadPersistedManifest } from './graphql/persisted.js';
 import { Subscriptions } from './graphql/subscriptions.js';
 import { serveWebSockets, type WebSocketTransport } from './graphql/websocket.js';
@@ -192,16 +192,18 @@ function routes(options: RoutesOptions): Hono<AppEnv> {
       costAccount: c.get('costAccount'),
     }),
   );
+  // The method and the path are the client's: their messages are bounded like any other.
+  const clip = (message: string) => clipText(message, config.limits.errorMessageBytes);
   app.all('/graphql', (c) =>
     errorResponse(
       c,
-      new DomainError('METHOD_NOT_ALLOWED', `${c.req.method} is not allowed on /graphql`),
+      new DomainError('METHOD_NOT_ALLOWED', clip(`${c.req.method} is not allowed on /graphql`)),
       { allow: 'GET, POST, OPTIONS' },
     ),
   );
   app.route(REST_BASE_PATH, options.rest);
   app.notFound((c) =>
-    errorResponse(c, new DomainError('NOT_FOUND', `No route ${c.req.method} ${c.req.path}`)),
+    errorResponse(c, new DomainError('NOT_FOUND', clip(`No route ${c.req.method} ${c.req.path}`))),
   );
   return app;
 }
@@ -228,6 +230,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     changes: state.changes,
     logger,
     ttlHours: config.idempotencyKeyTtlHours,
+    maxRecordBytes: config.idempotencyRecordMaxBytes,
     // A request stops at its time limit: then a retry may run it anew.
     leaseMs: config.limits.requestTimeoutMs + 1000,
   });

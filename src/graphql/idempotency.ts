@@ -20,6 +20,7 @@ import {
   keyOwner,
   parseKey,
   type RecordedResponse,
+  ResponseTooLarge,
 } from '../idempotency/keys.js';
 import type { GraphQLContext } from './context.js';
 import { errorCodeOf } from './errors.js';
@@ -240,6 +241,12 @@ export function idempotentMutations(keys: Idempotency, mask: Masker): Plugin<Con
             return { value: result, response: recordOf(result, mask) };
           });
         } catch (error) {
+          if (error instanceof ResponseTooLarge) {
+            // Rolled back: the refusal is what the key records (a retry gets it again).
+            const refused = { errors: [refuse(error.code, error.message)] };
+            await request.fail(recordOf(refused, mask));
+            return refused;
+          }
           if (!(error instanceof FailedMutation)) {
             await request.fail(undefined);
             throw error;

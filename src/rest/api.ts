@@ -109,7 +109,7 @@ export function createRestApi({
     throw new DomainError('NOT_FOUND', `No route ${c.req.method} ${c.req.path}`);
   });
 
-  api.onError(restErrorHandler(logger));
+  api.onError(restErrorHandler(logger, config.limits));
   return api;
 }
 
