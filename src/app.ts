@@ -102,12 +102,17 @@ function sharedState(config: Config, logger: Logger, metrics: Metrics): SharedSt
     : undefined;
   const changes = redis ? createRedisChangeFeed(redis) : createMemoryChangeFeed();
   const ttlMs = config.responseCacheTtlMs;
+  const maxEntryBytes = config.responseCacheMaxEntryBytes;
   const cache =
     ttlMs <= 0
       ? undefined
       : redis
-        ? new RedisCacheStore(redis, ttlMs, metrics)
-        : new MemoryCacheStore({ ttlMs, metrics });
+        ? new RedisCacheStore(
+            redis,
+            { ttlMs, maxEntryBytes, evictChunk: config.responseCacheEvictChunk },
+            metrics,
+          )
+        : new MemoryCacheStore({ ttlMs, maxEntryBytes, metrics });
   // Writes on either edge (and, through the feed, on other replicas) evict before they answer.
   const stopEvicting = cache?.listen(changes) ?? (() => {});
   return { redis, changes, cache, stopEvicting };

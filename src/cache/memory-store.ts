@@ -1,6 +1,12 @@
 import { LRUCache } from 'lru-cache';
 import type { Metrics } from '../observability/metrics.js';
-import { type CachedResponse, type CacheStore, type Lookup, responseBytes } from './store.js';
+import {
+  type CachedResponse,
+  type CacheStore,
+  fitsEntry,
+  type Lookup,
+  responseBytes,
+} from './store.js';
 import { changeTags, type Tag } from './tags.js';
 
 export interface MemoryCacheOptions {
@@ -10,6 +16,8 @@ export interface MemoryCacheOptions {
   maxEntries?: number;
   /** ...taking at most this many bytes, whichever bound comes first. */
   maxBytes?: number;
+  /** The largest response kept (RESPONSE_CACHE_MAX_ENTRY_BYTES). */
+  maxEntryBytes: number;
   metrics: Metrics;
 }
 
@@ -26,14 +34,17 @@ interface Entry {
 export class MemoryCacheStore implements CacheStore {
   readonly #entries: LRUCache<string, Entry>;
   readonly #byTag = new Map<Tag, Set<string>>();
+  readonly #maxEntryBytes: number;
   #generation = 0;
 
   constructor({
     ttlMs,
     maxEntries = 10_000,
     maxBytes = 64 * 1024 * 1024,
+    maxEntryBytes,
     metrics,
   }: MemoryCacheOptions) {
+    this.#maxEntryBytes = maxEntryBytes;
     this.#entries = new LRUCache<string, Entry>({
       max: maxEntries,
       maxSize: maxBytes,
@@ -54,7 +65,7 @@ export class MemoryCacheStore implements CacheStore {
   }
 
   async set(key: string, response: CachedResponse, tags: Iterable<Tag>, since: number) {
-    if (since !== this.#generation) return false;
+    if (since !== this.#generation || !fitsEntry(response, this.#maxEntryBytes)) return false;
     const bytes = responseBytes(response);
     // A response larger than the whole budget is simply not kept.
     if (bytes > this.#entries.maxSize) return false;
