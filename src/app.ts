@@ -18,7 +18,7 @@ import { migrate } from './db/migrate.js';
 import { seedSampleData } from './db/seed.js';
 import { createSharedReads } from './db/shared-reads.js';
 import type { ChangeFeed } from './domain/changes.js';
-import { DomainError } from './domain/errors.js';
+import { clipText, DomainError } from './domain/errors.js';
 import { loadPersistedManifest } from './graphql/persisted.js';
 import { Subscriptions } from './graphql/subscriptions.js';
 import { serveWebSockets, type WebSocketTransport } from './graphql/websocket.js';
@@ -108,12 +108,22 @@ function sharedState(config: Config, logger: Logger, metrics: Metrics): SharedSt
     : undefined;
   const changes = redis ? createRedisChangeFeed(redis) : createMemoryChangeFeed();
   const ttlMs = config.responseCacheTtlMs;
+  const maxEntryBytes = config.responseCacheMaxEntryBytes;
   const cache =
     ttlMs <= 0
       ? undefined
       : redis
-        ? new RedisCacheStore(redis, ttlMs, metrics)
-        : new MemoryCacheStore({ ttlMs, metrics });
+        ? new RedisCacheStore(
+            redis,
+            { ttlMs, maxEntryBytes, evictChunk: config.responseCacheEvictChunk },
+            metrics,
+          )
+        : new MemoryCacheStore({
+            ttlMs,
+            maxBytes: config.responseCacheMaxBytes,
+            maxEntryBytes,
+            metrics,
+          });
   // Writes on either edge (and, through the feed, on other replicas) evict before they answer.
   const stopEvicting = cache?.listen(changes) ?? (() => {});
   return { redis, changes, cache, stopEvicting };
@@ -200,16 +210,18 @@ function routes(options: RoutesOptions): Hono<AppEnv> {
       costAccount: c.get('costAccount'),
     }),
   );
+  // The method and the path are the client's: their messages are bounded like any other.
+  const clip = (message: string) => clipText(message, config.limits.errorMessageBytes);
   app.all('/graphql', (c) =>
     errorResponse(
       c,
-      new DomainError('METHOD_NOT_ALLOWED', `${c.req.method} is not allowed on /graphql`),
+      new DomainError('METHOD_NOT_ALLOWED', clip(`${c.req.method} is not allowed on /graphql`)),
       { allow: 'GET, POST, OPTIONS' },
     ),
   );
   app.route(REST_BASE_PATH, options.rest);
   app.notFound((c) =>
-    errorResponse(c, new DomainError('NOT_FOUND', `No route ${c.req.method} ${c.req.path}`)),
+    errorResponse(c, new DomainError('NOT_FOUND', clip(`No route ${c.req.method} ${c.req.path}`))),
   );
   return app;
 }
@@ -243,6 +255,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     changes: state.changes,
     logger,
     ttlHours: config.idempotencyKeyTtlHours,
+    maxRecordBytes: config.idempotencyRecordMaxBytes,
     // A request stops at its time limit: then a retry may run it anew.
     leaseMs: config.limits.requestTimeoutMs + 1000,
   });

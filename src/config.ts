@@ -50,6 +50,14 @@ export interface Config {
   readonly tracing: boolean;
   /** How long an Idempotency-Key and the response it recorded are kept, in hours. */
   readonly idempotencyKeyTtlHours: number;
+  /** The largest response an Idempotency-Key records (its body, in bytes). */
+  readonly idempotencyRecordMaxBytes: number;
+  /** The largest response the response cache keeps (its body, in bytes); larger ones are not cached. */
+  readonly responseCacheMaxEntryBytes: number;
+  /** What the response cache of one process may hold, in bytes (without Redis). */
+  readonly responseCacheMaxBytes: number;
+  /** How many entries one Redis command removes when a write evicts (the rest in further commands). */
+  readonly responseCacheEvictChunk: number;
 }
 
 /** Request and document limits: defaults that operators may tighten or loosen. */
@@ -71,6 +79,10 @@ export interface Limits {
   readonly documentCacheBytes: number;
   /** What the documents registered by automatic persisted queries may take. */
   readonly persistedQueriesBytes: number;
+  /** The longest error message sent (UTF-8 bytes): longer ones are cut. */
+  readonly errorMessageBytes: number;
+  /** The most items one refusal lists (unknown properties, a refused operation's errors). */
+  readonly errorListItems: number;
 }
 
 export class ConfigError extends Error {
@@ -219,7 +231,28 @@ const envSchema = z.object({
   IDEMPOTENCY_KEY_TTL_HOURS: positiveInt(24).refine((hours) => hours <= 24 * 365, {
     message: 'must be at most 8760 (a year)',
   }),
+  IDEMPOTENCY_RECORD_MAX_BYTES: positiveInt(16 * 1024).refine((bytes) => bytes >= 4096, {
+    message: 'must be 4096 or more (refusals are recorded too)',
+  }),
+  ERROR_MESSAGE_MAX_BYTES: positiveInt(512).refine((bytes) => bytes >= 128 && bytes <= 4096, {
+    message: 'must be 128-4096',
+  }),
+  ERROR_LIST_MAX: positiveInt(5).refine((items) => items <= 20, { message: 'must be 1-20' }),
+  RESPONSE_CACHE_MAX_ENTRY_BYTES: positiveInt(128 * 1024),
+  RESPONSE_CACHE_MAX_BYTES: positiveInt(64 * 1024 * 1024),
+  RESPONSE_CACHE_EVICT_CHUNK: positiveInt(500).refine((entries) => entries <= 5000, {
+    message: 'must be 1-5000 (Lua takes a few thousand arguments at most)',
+  }),
 });
+
+/**
+ * NODE_ENV values that keep the development rules (a generated secret, a token on the pages);
+ * anything else (`production`, `staging`, `prod`, …) gets production rules.
+ */
+const developmentEnvironments = new Set([undefined, 'development', 'test']);
+
+/** The shortest HS256 secret production accepts: the hash's size (RFC 7518 §3.2). */
+const MIN_SECRET_BYTES = 32;
 
 function parseDatabaseUrl(url: string, poolSize: number): DatabaseConfig {
   if (url.startsWith('file:')) {
@@ -244,11 +277,19 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
   }
   const vars = parsed.data;
+  const production = !developmentEnvironments.has(vars.NODE_ENV);
+  const secret = vars.AUTH_JWT_SECRET;
+  // The secret is not used when a JWKS URL is set.
+  if (production && secret && !vars.AUTH_JWKS_URL && Buffer.byteLength(secret) < MIN_SECRET_BYTES) {
+    throw new ConfigError(
+      `Invalid configuration:\n  AUTH_JWT_SECRET: must be at least ${MIN_SECRET_BYTES} bytes in production (NODE_ENV=${vars.NODE_ENV}); e.g. openssl rand -base64 32`,
+    );
+  }
   const database = parseDatabaseUrl(vars.DATABASE_URL, vars.DATABASE_POOL_SIZE);
   return Object.freeze({
     port: vars.PORT,
     host: vars.HOST,
-    production: vars.NODE_ENV === 'production',
+    production,
     database,
     seed: vars.SEED ?? true,
     auth: Object.freeze({
@@ -275,6 +316,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       socketsPerClient: vars.MAX_SOCKETS_PER_CLIENT,
       documentCacheBytes: vars.GRAPHQL_DOCUMENT_CACHE_BYTES,
       persistedQueriesBytes: vars.PERSISTED_QUERIES_CACHE_BYTES,
+      errorMessageBytes: vars.ERROR_MESSAGE_MAX_BYTES,
+      errorListItems: vars.ERROR_LIST_MAX,
     }),
     shutdownTimeoutMs: vars.SHUTDOWN_TIMEOUT_MS,
     corsOrigins: Object.freeze(vars.CORS_ORIGINS),
@@ -286,6 +329,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       (vars.OTEL_EXPORTER_OTLP_ENDPOINT ?? vars.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) !== undefined &&
       vars.OTEL_SDK_DISABLED !== true,
     idempotencyKeyTtlHours: vars.IDEMPOTENCY_KEY_TTL_HOURS,
+    idempotencyRecordMaxBytes: vars.IDEMPOTENCY_RECORD_MAX_BYTES,
+    responseCacheMaxEntryBytes: vars.RESPONSE_CACHE_MAX_ENTRY_BYTES,
+    responseCacheMaxBytes: vars.RESPONSE_CACHE_MAX_BYTES,
+    responseCacheEvictChunk: vars.RESPONSE_CACHE_EVICT_CHUNK,
   });
 }
 

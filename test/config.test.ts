@@ -48,6 +48,28 @@ describe('configuration', () => {
     );
   });
 
+  it('keeps the development rules only while NODE_ENV is unset, development or test', () => {
+    for (const value of [undefined, 'development', 'test'])
+      expect(loadConfig({ NODE_ENV: value }).production, String(value)).toBe(false);
+    const secret = 'x'.repeat(32);
+    for (const value of ['production', 'staging', 'prod', 'Production', 'TEST'])
+      expect(loadConfig({ NODE_ENV: value, AUTH_JWT_SECRET: secret }).production, value).toBe(true);
+  });
+
+  it('refuses an HS256 secret shorter than 32 bytes in production, naming AUTH_JWT_SECRET', () => {
+    const load = (env: Record<string, string>) => () => loadConfig({ NODE_ENV: 'staging', ...env });
+    expect(load({ AUTH_JWT_SECRET: 'abc' })).toThrow(ConfigError);
+    expect(load({ AUTH_JWT_SECRET: 'é'.repeat(15) })).toThrow(
+      /AUTH_JWT_SECRET: must be at least 32 bytes in production/,
+    );
+    // 32 bytes, or a secret that is not used (a JWKS URL), or development: accepted.
+    expect(load({ AUTH_JWT_SECRET: 'é'.repeat(16) })).not.toThrow();
+    expect(
+      load({ AUTH_JWT_SECRET: 'abc', AUTH_JWKS_URL: 'https://id.example.com/jwks' }),
+    ).not.toThrow();
+    expect(() => loadConfig({ AUTH_JWT_SECRET: 'abc' })).not.toThrow();
+  });
+
   it('names every bad variable in one clear error', () => {
     const load = () =>
       loadConfig({
@@ -156,6 +178,12 @@ describe('configuration', () => {
         'RESPONSE_CACHE_TTL_MS',
         'PERSISTED_OPERATIONS_ONLY',
         'IDEMPOTENCY_KEY_TTL_HOURS',
+        'IDEMPOTENCY_RECORD_MAX_BYTES',
+        'ERROR_MESSAGE_MAX_BYTES',
+        'ERROR_LIST_MAX',
+        'RESPONSE_CACHE_MAX_ENTRY_BYTES',
+        'RESPONSE_CACHE_MAX_BYTES',
+        'RESPONSE_CACHE_EVICT_CHUNK',
         'LOG_LEVEL',
         'SHUTDOWN_TIMEOUT_MS',
         'OTEL_EXPORTER_OTLP_ENDPOINT',

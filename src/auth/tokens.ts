@@ -82,7 +82,8 @@ function describe(error: unknown): string {
 
 export interface TokenRequest {
   scopes: readonly string[];
-  subject?: string;
+  /** `developer` unless given; `null`: a token without a subject. */
+  subject?: string | null;
   /** Lifetime in seconds; 1 hour by default. */
   expiresIn?: number;
   issuer?: string | undefined;
@@ -93,9 +94,9 @@ export interface TokenRequest {
 export function mintToken(secret: string, request: TokenRequest): Promise<string> {
   const jwt = new SignJWT({ scope: request.scopes.join(' ') })
     .setProtectedHeader({ alg: 'HS256' })
-    .setSubject(request.subject ?? 'developer')
     .setIssuedAt()
     .setExpirationTime(Math.floor(Date.now() / 1000) + (request.expiresIn ?? 3600));
+  if (request.subject !== null) jwt.setSubject(request.subject ?? 'developer');
   if (request.issuer) jwt.setIssuer(request.issuer);
   if (request.audience) jwt.setAudience(request.audience);
   return jwt.sign(new TextEncoder().encode(secret));

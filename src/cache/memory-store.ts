@@ -1,15 +1,21 @@
 import { LRUCache } from 'lru-cache';
 import type { Metrics } from '../observability/metrics.js';
-import { type CachedResponse, type CacheStore, type Lookup, responseBytes } from './store.js';
+import {
+  type CachedResponse,
+  type CacheStore,
+  fitsEntry,
+  type Lookup,
+  responseBytes,
+} from './store.js';
 import { changeTags, type Tag } from './tags.js';
 
 export interface MemoryCacheOptions {
   /** How long a response stays (ms); > 0. */
   ttlMs: number;
-  /** At most this many responses... */
-  maxEntries?: number;
-  /** ...taking at most this many bytes, whichever bound comes first. */
-  maxBytes?: number;
+  /** What the responses, their keys and tags may take (RESPONSE_CACHE_MAX_BYTES). */
+  maxBytes: number;
+  /** The largest response kept (RESPONSE_CACHE_MAX_ENTRY_BYTES). */
+  maxEntryBytes: number;
   metrics: Metrics;
 }
 
@@ -21,21 +27,17 @@ interface Entry {
 /**
  * The response cache of one process: public reads by key, each tagged with what it contains,
  * evicted by tag when a write is committed (here or, through the change feed, on another replica).
- * Bounded by entries and bytes (least recently used go first) and by a TTL.
+ * Bounded in bytes (least recently used go first) and by a TTL.
  */
 export class MemoryCacheStore implements CacheStore {
   readonly #entries: LRUCache<string, Entry>;
   readonly #byTag = new Map<Tag, Set<string>>();
+  readonly #maxEntryBytes: number;
   #generation = 0;
 
-  constructor({
-    ttlMs,
-    maxEntries = 10_000,
-    maxBytes = 64 * 1024 * 1024,
-    metrics,
-  }: MemoryCacheOptions) {
+  constructor({ ttlMs, maxBytes, maxEntryBytes, metrics }: MemoryCacheOptions) {
+    this.#maxEntryBytes = maxEntryBytes;
     this.#entries = new LRUCache<string, Entry>({
-      max: maxEntries,
       maxSize: maxBytes,
       ttl: ttlMs,
       // Expired entries are not read; they leave the bounds as newer ones arrive.
@@ -54,11 +56,13 @@ export class MemoryCacheStore implements CacheStore {
   }
 
   async set(key: string, response: CachedResponse, tags: Iterable<Tag>, since: number) {
-    if (since !== this.#generation) return false;
-    const bytes = responseBytes(response);
+    if (since !== this.#generation || !fitsEntry(response, this.#maxEntryBytes)) return false;
+    const entry = { response, tags: [...new Set(tags)] };
+    // The answer, its key, and its tags in the tag index.
+    let bytes = responseBytes(response) + key.length;
+    for (const tag of entry.tags) bytes += tag.length + key.length + 32;
     // A response larger than the whole budget is simply not kept.
     if (bytes > this.#entries.maxSize) return false;
-    const entry = { response, tags: [...new Set(tags)] };
     this.#entries.set(key, entry, { size: bytes });
     if (this.#entries.peek(key) !== entry) return false;
     for (const tag of entry.tags) {

@@ -37,3 +37,13 @@ export interface CacheStore {
 /** The size a response takes in the cache's byte bound. */
 export const responseBytes = (response: CachedResponse) =>
   response.body.length + response.etag.length + 8 * (response.requestedCosts?.length ?? 0) + 64;
+
+/**
+ * Whether a response is small enough to keep (RESPONSE_CACHE_MAX_ENTRY_BYTES): a larger one is
+ * answered but not cached, so that a few large answers cannot fill the cache.
+ */
+export function fitsEntry(response: CachedResponse, maxBytes: number): boolean {
+  // A UTF-16 unit is at most 3 bytes of UTF-8: most bodies need no count.
+  if ((response.body.length + response.etag.length) * 3 <= maxBytes) return true;
+  return Buffer.byteLength(response.body) + Buffer.byteLength(response.etag) <= maxBytes;
+}

@@ -74,6 +74,39 @@ export function validationFailed(message: string): DomainError {
   return new DomainError('VALIDATION_FAILED', message);
 }
 
+/**
+ * How much an error may carry of what a client sent, so that any refusal stays small whatever the
+ * request (ERROR_MESSAGE_MAX_BYTES, ERROR_LIST_MAX).
+ */
+export interface ErrorBounds {
+  /** The longest message, in UTF-8 bytes. */
+  readonly errorMessageBytes: number;
+  /** The most items one refusal lists (unknown properties, errors, locations). */
+  readonly errorListItems: number;
+}
+
+const utf8 = new TextEncoder();
+
+/**
+ * `text` in at most `maxBytes` UTF-8 bytes: when longer, its start and `mark` (by default, how many
+ * characters were left out), never half a character.
+ */
+export function clipText(text: string, maxBytes: number, mark?: string): string {
+  // A UTF-16 unit is at most 3 bytes of UTF-8: most texts need no count at all.
+  if (text.length * 3 <= maxBytes) return text;
+  const room = new Uint8Array(maxBytes);
+  if (utf8.encodeInto(text, room).read === text.length) return text;
+  const suffix = mark ?? `… (${text.length} characters, cut)`;
+  const { read } = utf8.encodeInto(text, room.subarray(0, maxBytes - utf8.encode(suffix).length));
+  return `${text.slice(0, read)}${suffix}`;
+}
+
+/** An error body whose message is at most `errorMessageBytes`. */
+export function boundedBody(body: ErrorBody, bounds: ErrorBounds): ErrorBody {
+  const message = clipText(body.message, bounds.errorMessageBytes);
+  return message === body.message ? body : { ...body, message };
+}
+
 /** How a failure is logged: known outages as throttled warnings, the unexpected as errors. */
 export interface FailureLog {
   level: 'warn' | 'error';

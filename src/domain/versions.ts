@@ -1,13 +1,17 @@
 import { DomainError } from './errors.js';
 import { notFound, type Resource } from './not-found.js';
 
+/** Some versions of a resource: `*`, any (that it exists), or these. */
+export type Versions = '*' | readonly string[];
+
 /**
- * What a conditional write requires of the version of what it changes: `*`, that it exists, or one
- * of the versions the caller holds (REST's `If-Match` may list several, GraphQL's `ifVersion` is
- * one). A version is a counter that every write of the row bumps, shown to callers as its decimal
- * string: GraphQL's `version`, and REST's `ETag` in quotes.
+ * What a conditional write requires of the version of what it changes: one of `Versions` (REST's
+ * `If-Match` may list several, GraphQL's `ifVersion` is one), or, with `noneMatch`, none of those
+ * (REST's `If-None-Match` on a PUT: `*` writes only where the resource does not exist), after
+ * `match` if given. A version is a counter that every write of the row bumps, shown to callers as
+ * its decimal string: GraphQL's `version`, and REST's `ETag` in quotes.
  */
-export type IfVersion = '*' | readonly string[];
+export type IfVersion = Versions | { readonly match?: Versions; readonly noneMatch: Versions };
 
 /** The version as callers see it. */
 export const versionOf = (row: { version: number }): string => String(row.version);
@@ -18,19 +22,34 @@ export class PreconditionFailed extends DomainError {
   constructor(
     what: string,
     readonly currentVersion: string,
+    message = `${what} has changed: its version is now ${currentVersion}, not the one given; read it again and reapply the change`,
   ) {
-    super(
-      'PRECONDITION_FAILED',
-      `${what} has changed: its version is now ${currentVersion}, not the one given; read it again and reapply the change`,
-    );
+    super('PRECONDITION_FAILED', message);
   }
 }
 
 const names: Record<Resource, string> = { pet: 'Pet', category: 'Category', order: 'Order' };
 
-function satisfies(version: number, condition: IfVersion | undefined): boolean {
-  if (condition === undefined || condition === '*') return true;
-  return condition.includes(String(version));
+const matches = (version: number, versions: Versions) =>
+  versions === '*' || versions.includes(String(version));
+
+/** Throws PRECONDITION_FAILED unless the row's version satisfies the condition. */
+function check(row: { version: number }, condition: IfVersion | undefined, what: string): void {
+  if (condition === undefined) return;
+  const current = versionOf(row);
+  if (typeof condition === 'object' && 'noneMatch' in condition) {
+    check(row, condition.match, what);
+    if (matches(row.version, condition.noneMatch)) {
+      const named = condition.noneMatch === '*' ? 'exists' : `is at version ${current}`;
+      throw new PreconditionFailed(
+        what,
+        current,
+        `${what} ${named}, and If-None-Match asks to write only where it does not; read it, then send If-Match with its version`,
+      );
+    }
+    return;
+  }
+  if (!matches(row.version, condition)) throw new PreconditionFailed(what, current);
 }
 
 /** Reads before giving up when others keep changing a row between a read and the write. */
@@ -59,8 +78,7 @@ export async function writeVersioned<Row extends { version: number }, T>(
   const { resource, id, ifVersion } = target;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const row = (await read()) ?? notFound(resource, id);
-    if (!satisfies(row.version, ifVersion))
-      throw new PreconditionFailed(target.name ?? `${names[resource]} ${id}`, versionOf(row));
+    check(row, ifVersion, target.name ?? `${names[resource]} ${id}`);
     const written = await write(row);
     if (written !== undefined) return written;
   }

@@ -4,8 +4,10 @@ import { WWW_AUTHENTICATE } from '../auth/tokens.js';
 import {
   type ClassifiedError,
   classifyError,
+  clipText,
   DomainError,
   type ErrorBody,
+  type ErrorBounds,
   type ErrorCode,
   errorStatus,
   validationFailed,
@@ -13,19 +15,30 @@ import {
 import type { Logger } from '../logger.js';
 import { logFailure } from '../observability/log-throttle.js';
 
-function withBody(error: GraphQLError, { code, message, status }: ErrorBody): GraphQLError {
+/**
+ * The error with the contract's code and status; with `bounds` (as it is sent), its message
+ * bounded and at most `errorListItems` locations (a repeated argument has one per repeat).
+ */
+function withBody(
+  error: GraphQLError,
+  { code, message, status }: ErrorBody,
+  bounds?: ErrorBounds,
+): GraphQLError {
   // Only `http` (Yoga's status and headers, stripped from the body) is kept of other extensions.
   // A compiled query's errors (src/graphql/compiled-queries.ts) may have no extensions at all.
   const http = error.extensions?.http;
-  const masked = new GraphQLError(message, {
-    nodes: error.nodes,
+  const items = bounds?.errorListItems;
+  const text = bounds ? clipText(message, bounds.errorMessageBytes) : message;
+  const masked = new GraphQLError(text, {
+    nodes: error.nodes?.slice(0, items),
     source: error.source,
-    positions: error.positions,
+    positions: error.positions?.slice(0, items),
     path: error.path,
     extensions: { code, status, ...(http ? { http } : {}) },
   });
   // ...and carry their locations without the nodes they were computed from.
-  if (!masked.locations && error.locations) Object.assign(masked, { locations: error.locations });
+  if (!masked.locations && error.locations)
+    Object.assign(masked, { locations: error.locations.slice(0, items) });
   return masked;
 }
 
@@ -120,7 +133,7 @@ const operationCannotRun = new Set<ErrorCode>(['GRAPHQL_VALIDATION_FAILED', 'VAL
  * promise hooks for every promise of the process, which cost 10 to 20% of throughput
  * (bench/README.md).
  */
-export function createErrorHandling(logger: Logger) {
+export function createErrorHandling(logger: Logger, bounds: ErrorBounds) {
   const logged = new WeakSet<GraphQLError>();
   const log = (error: GraphQLError, requestId?: string) => {
     if (logged.has(error)) return;
@@ -137,7 +150,7 @@ export function createErrorHandling(logger: Logger) {
           new GraphQLError('Unexpected error', { originalError: error as Error });
     log(graphqlError);
     const { body, raisedByServer } = classify(graphqlError);
-    const masked = withBody(graphqlError, body);
+    const masked = withBody(graphqlError, body, bounds);
     if (body.code === 'UNAUTHENTICATED') {
       // A missing token: say how to authenticate, without changing the execution's HTTP status.
       masked.extensions.http = { headers: { 'WWW-Authenticate': WWW_AUTHENTICATE } };

@@ -9,6 +9,7 @@ import {
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import { createSharedReads } from '../db/shared-reads.js';
 import { type ErrorCode, errorStatus } from '../domain/errors.js';
+import { jsonText } from '../idempotency/json-text.js';
 import {
   fingerprint,
   IDEMPOTENCY_KEY,
@@ -16,14 +17,17 @@ import {
   type Idempotency,
   isRecorded,
   KeyInFlight,
+  keyOwner,
   parseKey,
   type RecordedResponse,
+  ResponseTooLarge,
 } from '../idempotency/keys.js';
 import type { GraphQLContext } from './context.js';
 import { errorCodeOf } from './errors.js';
 import { createLoaders } from './loaders.js';
 import { operationOf } from './operation.js';
 import { refuse } from './request-errors.js';
+import { requiredScopes } from './required-scopes.js';
 
 /** The fields a selection set selects at its top, through fragments. */
 function topFields(
@@ -129,11 +133,18 @@ class FailedMutation extends Error {
 }
 
 type Context = GraphQLContext & {
-  /** Who the caller counts as: the token's subject (src/graphql/yoga.ts, ServerContext). */
-  client: string;
   request?: Request;
   params?: { query?: unknown; operationName?: unknown; variables?: unknown };
 };
+
+/** `run`'s answer, or what it throws as a 400 request error. */
+function asRefusal<T>(run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    throw refuse('VALIDATION_FAILED', (error as Error).message);
+  }
+}
 
 /**
  * `Idempotency-Key` on `POST /graphql`, for a document that runs exactly one mutation field: the
@@ -141,7 +152,8 @@ type Context = GraphQLContext & {
  * result is recorded in that transaction; a retry of the same request (document, operation name,
  * variables) gets the recorded result again, with `Idempotent-Replayed: true`, and runs nothing.
  * A key on a batch or on a document with several mutation fields is 400; on a query, ignored.
- * Keys belong to the caller (the token's subject); an anonymous mutation is refused anyway.
+ * Keys belong to the token's subject (without one, 400), and a replay is refused (403) to a token
+ * that lacks a scope the document needs (the mutation's or a selected field's).
  */
 export function idempotentMutations(keys: Idempotency, mask: Masker): Plugin<Context> {
   const replayed = new WeakSet<Request>();
@@ -171,25 +183,18 @@ export function idempotentMutations(keys: Idempotency, mask: Masker): Plugin<Con
           'VALIDATION_FAILED',
           `${IDEMPOTENCY_KEY} needs a document with exactly one mutation field: send each mutation alone, with its own key`,
         );
-      const key = (() => {
-        try {
-          return parseKey(header);
-        } catch (error) {
-          throw refuse('VALIDATION_FAILED', (error as Error).message);
-        }
-      })();
-      // Anonymous: the mutation is refused (401), which is never recorded.
-      if (!context.domain.viewer.authenticated) return;
+      const viewer = context.domain.viewer;
+      const [key, owner] = asRefusal(() => [parseKey(header), keyOwner(viewer)] as const);
       const params = context.params ?? {};
       const print = fingerprint(
         'POST /graphql',
         String(params.query ?? ''),
         String(params.operationName ?? ''),
-        JSON.stringify(args.variableValues ?? {}),
+        jsonText(args.variableValues ?? {}),
       );
       let begun: Awaited<ReturnType<Idempotency['begin']>>;
       try {
-        begun = await keys.begin(context.client, key, print);
+        begun = await keys.begin(owner, key, print);
       } catch (error) {
         if (error instanceof KeyInFlight) {
           throw createGraphQLError(error.message, {
@@ -208,6 +213,15 @@ export function idempotentMutations(keys: Idempotency, mask: Masker): Plugin<Con
         throw error;
       }
       if (begun.kind === 'replay') {
+        // Nothing the same request sent fresh would not give this caller: every scope it needs.
+        const missing = [...requiredScopes(args.schema, args.document, args.operationName)].filter(
+          (scope) => !viewer.scopes.has(scope),
+        );
+        if (missing.length > 0)
+          throw refuse(
+            'FORBIDDEN',
+            `The response recorded for this ${IDEMPOTENCY_KEY} holds what needs the ${missing.join(' and ')} scope, which this token does not grant`,
+          );
         if (context.request) replayed.add(context.request);
         setResultAndStopExecution(resultOf(begun.response, String(params.query ?? '')));
         return;
@@ -227,6 +241,12 @@ export function idempotentMutations(keys: Idempotency, mask: Masker): Plugin<Con
             return { value: result, response: recordOf(result, mask) };
           });
         } catch (error) {
+          if (error instanceof ResponseTooLarge) {
+            // Rolled back: the refusal is what the key records (a retry gets it again).
+            const refused = { errors: [refuse(error.code, error.message)] };
+            await request.fail(recordOf(refused, mask));
+            return refused;
+          }
           if (!(error instanceof FailedMutation)) {
             await request.fail(undefined);
             throw error;

@@ -4,6 +4,7 @@ import {
   createYoga,
   type GraphQLParams,
   getInstrumented,
+  isAsyncIterable,
   type Plugin,
 } from 'graphql-yoga';
 import type { DevelopmentToken } from '../auth/dev-secret.js';
@@ -23,6 +24,7 @@ import type { Logger } from '../logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { graphqlTracing } from '../tracing/graphql.js';
 import { tracingEnabled } from '../tracing/hooks.js';
+import { boundedErrors, boundResults } from './bounded-errors.js';
 import { compiledQueries } from './compiled-queries.js';
 import { createContext, type GraphQLContext } from './context.js';
 import { demandControl } from './demand-control.js';
@@ -163,7 +165,7 @@ type OperationInstrumentation = (
 ) => Promise<void> | void;
 
 export function createGraphQLEdge(options: GraphQLEdgeOptions): GraphQLEdge {
-  const errors = createErrorHandling(options.logger);
+  const errors = createErrorHandling(options.logger, options.limits);
   const { yoga, operation } = createYogaServer(options, errors);
   const errorOf = (error: unknown) => errors.maskError(error) as GraphQLError;
   return {
@@ -179,6 +181,9 @@ export function createGraphQLEdge(options: GraphQLEdgeOptions): GraphQLEdge {
       try {
         // No request: the operation has no HTTP request of its own (Yoga's GET checks skip it).
         const result = await operate({ params, request: undefined as never }, context);
+        // No HTTP response to bound its errors on the way out (`boundedErrors`): bounded here.
+        if (result && !isAsyncIterable(result))
+          return boundResults([result], options.limits)[0] as ExecutionResult;
         if (result) return result;
         throw new Error('the operation gave no result');
       } catch (error) {
@@ -266,6 +271,7 @@ function createYogaServer(
     logOperationNames(),
     graphqlMetrics(metrics),
     logFailures,
+    boundedErrors(limits),
     // Last: it wraps the execution the others prepared (the mutation's loaders, its signal).
     idempotentMutations(idempotency, maskError),
   ];

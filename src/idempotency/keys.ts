@@ -9,6 +9,7 @@ import {
 } from '../db/idempotency-keys.js';
 import type { Tx } from '../db/transaction.js';
 import type { Change, ChangeFeed } from '../domain/changes.js';
+import type { Viewer } from '../domain/context.js';
 import { DomainError, validationFailed } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
 
@@ -35,6 +36,17 @@ export function parseKey(value: string): string {
   return value;
 }
 
+/**
+ * Whose keys a request's are: its token's subject. A key needs one (else 400), so that two callers
+ * never share a key space: an address is shared by many, and a token without `sub` names nobody.
+ */
+export function keyOwner(viewer: Viewer): string {
+  if (viewer.authenticated && viewer.subject) return `sub:${viewer.subject}`;
+  throw validationFailed(
+    `${IDEMPOTENCY_KEY} needs a bearer token with a subject (sub): keys belong to it; send the request with such a token, or without the key`,
+  );
+}
+
 /** What makes two requests "the same request" for a key: a hash of their parts, in order. */
 export function fingerprint(...parts: readonly (string | Uint8Array)[]): string {
   const hash = createHash('sha256');
@@ -54,6 +66,26 @@ export class KeyInFlight extends DomainError {
       `The first request with this ${IDEMPOTENCY_KEY} is still running; retry after ${retryAfterSeconds} s to get its response`,
     );
   }
+}
+
+/**
+ * 400: the response is larger than a key records (IDEMPOTENCY_RECORD_MAX_BYTES); thrown in the
+ * request's transaction, which rolls back, so nothing is written without its record.
+ */
+export class ResponseTooLarge extends DomainError {
+  constructor(bytes: number, maxBytes: number) {
+    super(
+      'VALIDATION_FAILED',
+      `The response to this request would be ${bytes} bytes, more than the ${maxBytes} bytes an ${IDEMPOTENCY_KEY} records: nothing was written; select less (or send it without the key)`,
+    );
+  }
+}
+
+/** The bytes a recorded response takes in its row. */
+function recordBytes({ headers, body }: RecordedResponse): number {
+  let bytes = Buffer.byteLength(body);
+  for (const [name, value] of Object.entries(headers)) bytes += name.length + value.length + 6;
+  return bytes;
 }
 
 function reused(): DomainError {
@@ -96,7 +128,8 @@ export interface KeyedScope {
 export interface KeyedRequest {
   /**
    * Runs `work` in one transaction, records the response it gives in that same transaction, and
-   * commits: the write and its record are there together or not at all. The changes published
+   * commits: the write and its record are there together or not at all. A response larger than a
+   * record rolls everything back with ResponseTooLarge. The changes published
    * meanwhile reach the feed after the commit, never before and never after a rollback. A failure
    * of `work` rolls everything back and is thrown: then call `fail`.
    */
@@ -121,6 +154,8 @@ export interface IdempotencyOptions {
   logger: Logger;
   /** How long a key and its response are kept (IDEMPOTENCY_KEY_TTL_HOURS). */
   ttlHours: number;
+  /** The largest response recorded (IDEMPOTENCY_RECORD_MAX_BYTES). */
+  maxRecordBytes: number;
   /**
    * How long a key stays claimed by a request that stops answering (a crash): past the request
    * time limit, after which the request has been answered 503 and a retry may run it anew.
@@ -158,6 +193,9 @@ export function createIdempotency(options: IdempotencyOptions): Idempotency {
       const held = heldChanges(options.changes);
       const value = await db.$transaction(async (tx) => {
         const { value, response } = await work({ db: tx, changes: held.changes });
+        const bytes = recordBytes(response);
+        if (bytes > options.maxRecordBytes)
+          throw new ResponseTooLarge(bytes, options.maxRecordBytes);
         if (!(await recordResponse(tx, { id, owner }, response))) {
           // A retry took the key over after the lease ran out: it runs the write instead.
           throw new Error('the idempotency key was taken over while its request ran');
@@ -169,7 +207,12 @@ export function createIdempotency(options: IdempotencyOptions): Idempotency {
     },
     async fail(response) {
       try {
-        if (response && isRecorded(response.status))
+        // A refusal larger than a record (a bound set low) is not kept: its retry runs anew.
+        if (
+          response &&
+          isRecorded(response.status) &&
+          recordBytes(response) <= options.maxRecordBytes
+        )
           await recordResponse(db, { id, owner }, response);
         else await releaseKey(db, { id, owner });
       } catch (error) {

@@ -7,11 +7,9 @@ import { requireScope } from '../domain/authorization.js';
 import type { ChangeFeed } from '../domain/changes.js';
 import { DomainError } from '../domain/errors.js';
 import { bodyTooLargeMessage, limitBody } from '../http/body-limit.js';
-import { clientAddress } from '../http/client-address.js';
 import type { AppEnv } from '../http/env.js';
-import type { Idempotency } from '../idempotency/keys.js';
+import { type Idempotency, keyOwner } from '../idempotency/keys.js';
 import type { Logger } from '../logger.js';
-import { clientKey } from '../rate-limit/middleware.js';
 import { inSpan, tracingEnabled } from '../tracing/hooks.js';
 import { refuseAfterSunset } from './deprecation.js';
 import { restErrorHandler } from './errors.js';
@@ -70,21 +68,23 @@ export function createRestApi({
     const attributes = { 'petstore.rest.operation': spec.operationId };
     const handle = (c: Context<AppEnv>) => {
       if (spec.deprecation) refuseAfterSunset(c, spec.deprecation, config);
+      const viewer = c.get('viewer');
+      const keyed =
+        keyedMethods.includes(spec.method) && c.req.header('idempotency-key') !== undefined;
+      const owner = keyed ? keyOwner(viewer) : undefined;
       // Refuse a caller without the scope before reading the request (the domain checks again).
-      if (spec.scope) requireScope(c.get('viewer'), spec.scope);
+      // A replay passes here too: it gives the caller nothing this route would not.
+      if (spec.scope) requireScope(viewer, spec.scope);
       const tags = routeTags(spec, c.req.param() as Record<string, string>);
       if (tags) c.get('cacheable')?.(tags);
-      const viewer = c.get('viewer');
       const deps = {
         domain: { db: database.prisma, dialect: database.dialect, viewer, changes },
         shared,
         config,
       };
       // After the scope check: a request refused before authorisation leaves its key unused.
-      if (keyedMethods.includes(spec.method) && c.req.header('idempotency-key') !== undefined) {
-        const caller = clientKey(viewer, clientAddress(c));
-        return runIdempotent(c, idempotency, caller, deps, (keyed) => route.run(c, keyed));
-      }
+      if (owner !== undefined)
+        return runIdempotent(c, idempotency, owner, deps, (keyedDeps) => route.run(c, keyedDeps));
       return route.run(c, deps);
     };
     const traced = (c: Context<AppEnv>) => inSpan(spanName, attributes, () => handle(c));
@@ -109,7 +109,7 @@ export function createRestApi({
     throw new DomainError('NOT_FOUND', `No route ${c.req.method} ${c.req.path}`);
   });
 
-  api.onError(restErrorHandler(logger));
+  api.onError(restErrorHandler(logger, config.limits));
   return api;
 }
 

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { validationFailed } from '../domain/errors.js';
-import type { IfVersion } from '../domain/versions.js';
+import type { IfVersion, Versions } from '../domain/versions.js';
 
 /** One list member of `If-Match`: an entity tag, weak or strong, and the comma after it. */
 const member = /\s*(?:(W\/)?"([\x21\x23-\x7e\x80-\xff]*)")?\s*(?:,|$)/y;
@@ -10,7 +10,15 @@ const member = /\s*(?:(W\/)?"([\x21\x23-\x7e\x80-\xff]*)")?\s*(?:,|$)/y;
  * entity tags, compared strongly, so a weak tag (`W/"3"`) never matches. Undefined without the
  * header; a value that is not entity tags is 400.
  */
-export function parseIfMatch(header: string | undefined): IfVersion | undefined {
+export function parseIfMatch(header: string | undefined): Versions | undefined {
+  return parseTags(header, 'If-Match', false);
+}
+
+/**
+ * `*` or the entity tags of a header: with `weak`, a weak tag names its version too (the weak
+ * comparison of `If-None-Match`, RFC 9110 §13.1.2).
+ */
+function parseTags(header: string | undefined, name: string, weak: boolean): Versions | undefined {
   if (header === undefined) return undefined;
   const value = header.trim();
   if (value === '*') return '*';
@@ -23,11 +31,11 @@ export function parseIfMatch(header: string | undefined): IfVersion | undefined 
     if (!match || member.lastIndex === start) break;
     if (match[2] === undefined) continue;
     tags++;
-    if (!match[1]) versions.push(match[2]);
+    if (weak || !match[1]) versions.push(match[2]);
   }
   if (member.lastIndex < value.length || tags === 0) {
     throw validationFailed(
-      'If-Match must be * or a comma-separated list of entity tags, e.g. "3" as sent in ETag',
+      `${name} must be * or a comma-separated list of entity tags, e.g. "3" as sent in ETag`,
     );
   }
   return versions;
@@ -36,3 +44,14 @@ export function parseIfMatch(header: string | undefined): IfVersion | undefined 
 /** The request's `If-Match`, as the domain's condition on the version it writes. */
 export const ifMatch = (c: Context): IfVersion | undefined =>
   parseIfMatch(c.req.header('if-match'));
+
+/**
+ * A PUT's conditions: `If-Match`, then `If-None-Match` (RFC 9110 §13.2.2): `*` there refuses to
+ * write over a resource that exists, a list of tags over those versions (412 either way).
+ */
+export function putConditions(c: Context): IfVersion | undefined {
+  const match = parseIfMatch(c.req.header('if-match'));
+  const noneMatch = parseTags(c.req.header('if-none-match'), 'If-None-Match', true);
+  if (noneMatch === undefined) return match;
+  return match === undefined ? { noneMatch } : { match, noneMatch };
+}

@@ -2,7 +2,12 @@ import type { Context, ErrorHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { WWW_AUTHENTICATE } from '../auth/tokens.js';
 import type { RecordedResponse } from '../db/idempotency-keys.js';
-import { type ClassifiedError, classifyError } from '../domain/errors.js';
+import {
+  boundedBody,
+  type ClassifiedError,
+  classifyError,
+  type ErrorBounds,
+} from '../domain/errors.js';
 import { PreconditionFailed } from '../domain/versions.js';
 import type { AppEnv } from '../http/env.js';
 import { KeyInFlight } from '../idempotency/keys.js';
@@ -12,9 +17,16 @@ import { recordFailure } from '../tracing/hooks.js';
 import { stringifyJson } from './json.js';
 import { JSON_CONTENT_TYPE, sendJson, versionTag } from './respond.js';
 
-/** A failure as REST answers it: the classifier's decision, and the headers its code carries. */
-function answerOf(error: unknown): ClassifiedError & { headers: Record<string, string> } {
+/**
+ * A failure as REST answers it: the classifier's decision (its message bounded), and the headers
+ * its code carries.
+ */
+function answerOf(
+  error: unknown,
+  bounds: ErrorBounds,
+): ClassifiedError & { headers: Record<string, string> } {
   const classified = classifyError(error);
+  classified.body = boundedBody(classified.body, bounds);
   const headers: Record<string, string> = {};
   // A missing token where one is needed: say how to authenticate.
   if (classified.body.code === 'UNAUTHENTICATED') headers['www-authenticate'] = WWW_AUTHENTICATE;
@@ -25,8 +37,8 @@ function answerOf(error: unknown): ClassifiedError & { headers: Record<string, s
 }
 
 /** The response a failure gets, as an Idempotency-Key records it (src/rest/idempotent.ts). */
-export function recordedError(error: unknown): RecordedResponse {
-  const { body, headers } = answerOf(error);
+export function recordedError(error: unknown, bounds: ErrorBounds): RecordedResponse {
+  const { body, headers } = answerOf(error, bounds);
   return {
     status: body.status,
     headers: { 'content-type': JSON_CONTENT_TYPE, ...headers },
@@ -39,9 +51,9 @@ export function recordedError(error: unknown): RecordedResponse {
  * `status` equal to the HTTP status, as `classifyError` decides: unexpected failures are logged
  * with the request id and answered 500 INTERNAL without any detail (no stack, no SQL).
  */
-export function restErrorHandler(logger: Logger): ErrorHandler<AppEnv> {
+export function restErrorHandler(logger: Logger, bounds: ErrorBounds): ErrorHandler<AppEnv> {
   return (error, c) => {
-    const { body, log, headers } = answerOf(error);
+    const { body, log, headers } = answerOf(error, bounds);
     recordFailure(body);
     logFailure(logger, log, {
       err: error,

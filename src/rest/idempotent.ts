@@ -69,7 +69,7 @@ export async function runIdempotent(
       return { value: copy, response: recorded };
     });
   } catch (error) {
-    await begun.request.fail(recordedError(error));
+    await begun.request.fail(recordedError(error, deps.config.limits));
     throw error;
   }
 }

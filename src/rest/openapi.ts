@@ -136,6 +136,20 @@ const ifMatch = z.object({
     }),
 });
 
+/** `If-None-Match` on a PUT (RFC 9110 §13.1.2). */
+const ifNoneMatchOnPut = z.object({
+  'if-none-match': z
+    .string()
+    .optional()
+    .openapi({
+      description:
+        '`*`: replace only where the resource does not exist; as a PUT here never creates, a ' +
+        'resource that exists is 412 `PRECONDITION_FAILED` (with its current `ETag`) and nothing ' +
+        'changes. A list of `ETag`s: 412 while the resource is at one of those versions.',
+      example: '*',
+    }),
+});
+
 /** `Idempotency-Key` on POST and PATCH. */
 const idempotencyKey = z.object({
   'idempotency-key': z
@@ -151,7 +165,8 @@ const idempotencyKey = z.object({
         `the key's lifetime (IDEMPOTENCY_KEY_TTL_HOURS, 24 by default) gets that response again, ` +
         'with `Idempotent-Replayed: true`, and changes nothing. The same key with another request ' +
         'is 422 `IDEMPOTENCY_KEY_REUSED`; while the first still runs, 409 ' +
-        "`IDEMPOTENCY_KEY_IN_FLIGHT`. Keys belong to the token's subject. Responses of 500 and " +
+        "`IDEMPOTENCY_KEY_IN_FLIGHT`. Keys belong to the token's subject: a key without a token " +
+        'that has a subject (`sub`) is 400 `VALIDATION_FAILED`. Responses of 500 and ' +
         'above, 401, 403 and 429 are not recorded: their retry runs anew.',
       example: '4f1c2a8e-9b7d-4c55-8e2f-0d3b6a1c9e77',
     }),
@@ -360,6 +375,7 @@ function operation(spec: Route['spec'], config: Config) {
         ? {
             headers: z.object({
               ...(takesIfMatch(spec) ? ifMatch.shape : {}),
+              ...(spec.method === 'put' ? ifNoneMatchOnPut.shape : {}),
               ...(takesIdempotencyKey(spec) ? idempotencyKey.shape : {}),
             }),
           }

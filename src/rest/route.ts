@@ -118,10 +118,13 @@ export function defineRoute<
       const body = spec.body
         ? withoutProperties(await readJsonObject(c), ignoredProperties(spec.body))
         : undefined;
+      const bounds = deps.config.limits;
       const input = {
-        params: spec.params ? check(spec.params, c.req.param(), 'path') : undefined,
-        query: spec.query ? check(spec.query, queryValues(c, spec.query), 'query') : undefined,
-        body: spec.body ? check(spec.body, body, 'body') : undefined,
+        params: spec.params ? check(spec.params, c.req.param(), 'path', bounds) : undefined,
+        query: spec.query
+          ? check(spec.query, queryValues(c, spec.query), 'query', bounds)
+          : undefined,
+        body: spec.body ? check(spec.body, body, 'body', bounds) : undefined,
       } as RouteInput<P, Q, B>;
       return handle(c, input, deps);
     },

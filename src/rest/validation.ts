@@ -1,18 +1,27 @@
 import type { z } from '@hono/zod-openapi';
-import { type DomainError, validationFailed } from '../domain/errors.js';
+import {
+  clipText,
+  type DomainError,
+  type ErrorBounds,
+  validationFailed,
+} from '../domain/errors.js';
 import { ignoredProperties } from './schemas.js';
 
 export type Location = 'path' | 'query' | 'body';
 
-/** Checks a request part against its schema; a mismatch is VALIDATION_FAILED naming each field. */
+/**
+ * Checks a request part against its schema; a mismatch is VALIDATION_FAILED naming each field, and
+ * at most `bounds.errorListItems` unknown properties (saying how many more).
+ */
 export function check<T extends z.ZodType>(
   schema: T,
   value: unknown,
   where: Location,
+  bounds: ErrorBounds,
 ): z.output<T> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  throw invalid(schema, result.error.issues, value, where);
+  throw invalid(schema, result.error.issues, value, where, bounds);
 }
 
 function invalid(
@@ -20,13 +29,25 @@ function invalid(
   issues: readonly z.core.$ZodIssue[],
   value: unknown,
   where: Location,
+  bounds: ErrorBounds,
 ): DomainError {
   // Unknown properties first: they usually explain the other issues (a misspelt field).
   const ordered = [...issues].sort(
     (a, b) => Number(b.code === 'unrecognized_keys') - Number(a.code === 'unrecognized_keys'),
   );
-  const messages = ordered.map((issue) => describe(schema, issue, value, where));
+  const messages = ordered.map((issue) => describe(schema, issue, value, where, bounds));
   return validationFailed([...new Set(messages)].join('; '));
+}
+
+/**
+ * At most `errorListItems` names, each cut to its share of a message, and how many more there were:
+ * `"a", "b" and 1985 more`.
+ */
+function listed(keys: readonly string[], { errorListItems, errorMessageBytes }: ErrorBounds) {
+  const share = Math.max(16, Math.floor(errorMessageBytes / (2 * errorListItems)));
+  const shown = keys.slice(0, errorListItems).map((key) => `"${clipText(key, share, '…')}"`);
+  const more = keys.length - shown.length;
+  return `${shown.join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
 }
 
 const nouns: Record<Location, [string, string]> = {
@@ -40,9 +61,10 @@ function describe(
   issue: z.core.$ZodIssue,
   value: unknown,
   where: Location,
+  bounds: ErrorBounds,
 ): string {
   if (issue.code === 'unrecognized_keys') {
-    const keys = issue.keys.map((key) => `"${key}"`).join(', ');
+    const keys = listed(issue.keys, bounds);
     const noun = nouns[where][issue.keys.length > 1 ? 1 : 0];
     // The properties the caller can set (the ignored ones are accepted too, but set nothing).
     const ignored = ignoredProperties(schema);

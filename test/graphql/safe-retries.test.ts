@@ -3,7 +3,7 @@ import { expect, it } from 'vitest';
 import { graphql as gql } from '../generated/index.js';
 import { describeDb, useTestApp } from '../helpers/app.js';
 import { makePet, sendTwiceWhileHeld, stockOf } from '../helpers/factories.js';
-import { errorCodes, graphql, graphqlRequest } from '../helpers/graphql.js';
+import { errorCodes, graphql, graphqlRequest, withAuthorization } from '../helpers/graphql.js';
 import { rest } from '../helpers/rest.js';
 
 const PetVersion = gql(`
@@ -32,6 +32,26 @@ const PlaceOrder = gql(`
     placeOrder(input: $input) { id quantity version pet { status inventory { quantity } } }
   }
 `);
+
+const PlaceOrderSeeingOrders = gql(`
+  mutation PlaceOrderSeeingOrders($input: NewOrder!) {
+    placeOrder(input: $input) { id pet { orders { totalCount } } }
+  }
+`);
+
+/** The Error-shaped codes and statuses of a raw GraphQL response. */
+async function refusal(response: Response) {
+  const body = (await response.json()) as {
+    data?: unknown;
+    errors?: { message: string; extensions: { code: string; status: number } }[];
+  };
+  return {
+    status: response.status,
+    data: body.data,
+    errors: body.errors?.map(({ extensions }) => [extensions.code, extensions.status]),
+    message: body.errors?.[0]?.message,
+  };
+}
 
 describeDb('versions, ifVersion and Idempotency-Key over GraphQL', () => {
   const app = useTestApp();
@@ -192,6 +212,100 @@ describeDb('versions, ifVersion and Idempotency-Key over GraphQL', () => {
       ),
     );
     expect(batch.status).toBe(400);
+    expect(await app().database.prisma.order.count({ where: { petId: pet.id } })).toBe(0);
+  });
+
+  it('replays nothing a fresh request would not give: the selection’s scopes are checked again (403)', async () => {
+    const pet = await makePet(app(), { quantity: 5 });
+    const key = randomUUID();
+    const subject = `shared-${randomUUID()}`;
+    const as = async (scopes: string[]) =>
+      withAuthorization(app(), `Bearer ${await app().token(scopes, { subject })}`);
+    const variables = { input: { petId: String(pet.id), quantity: 1 } };
+    const reader = await as(['orders:write', 'orders:read']);
+    const first = await graphql(reader, PlaceOrderSeeingOrders, variables, {
+      'idempotency-key': key,
+    });
+    expect(first.errors).toBeUndefined();
+    expect(first.data?.placeOrder.pet.orders?.totalCount).toBe(1);
+
+    // The same subject with a token that may place orders but not read them.
+    const writer = await as(['orders:write']);
+    const fresh = await graphql(writer, PlaceOrderSeeingOrders, variables, {
+      'idempotency-key': randomUUID(),
+    });
+    // Sent fresh, the orders are refused to it...
+    expect(fresh.data?.placeOrder.pet.orders).toBeNull();
+    expect(errorCodes(fresh)).toEqual(['FORBIDDEN']);
+    // ...so the replay of the first is refused to it too, and names the scope it lacks.
+    const replayed = await graphql(writer, PlaceOrderSeeingOrders, variables, {
+      'idempotency-key': key,
+    });
+    expect(replayed.status).toBe(403);
+    expect(replayed.data).toBeUndefined();
+    expect(errorCodes(replayed)).toEqual(['FORBIDDEN']);
+    expect(replayed.errors?.[0]?.message).toMatch(/orders:read/);
+    expect(replayed.headers.get('idempotent-replayed')).toBeNull();
+    // Without the mutation's own scope too.
+    const other = await graphql(await as(['orders:read']), PlaceOrderSeeingOrders, variables, {
+      'idempotency-key': key,
+    });
+    expect([other.status, errorCodes(other)]).toEqual([403, ['FORBIDDEN']]);
+    expect(other.errors?.[0]?.message).toMatch(/orders:write/);
+
+    // The record is intact: a token holding both scopes still gets it, and nothing ran again.
+    const again = await graphql(reader, PlaceOrderSeeingOrders, variables, {
+      'idempotency-key': key,
+    });
+    expect(again.data).toEqual(first.data);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await app().database.prisma.order.count({ where: { petId: pet.id } })).toBe(2);
+  });
+
+  it('takes a key only from a token with a subject: anonymous or without sub is 400', async () => {
+    const pet = await makePet(app(), { quantity: 5 });
+    const one =
+      'mutation One($petId: ID!) { placeOrder(input: { petId: $petId, quantity: 1 }) { id } }';
+    const body = { query: one, variables: { petId: String(pet.id) } };
+    const noSubject = `Bearer ${await app().token(undefined, { subject: null })}`;
+    for (const authorization of [undefined, noSubject]) {
+      const headers = {
+        'idempotency-key': randomUUID(),
+        ...(authorization ? { authorization } : {}),
+      };
+      const answer = await refusal(await app().fetch(graphqlRequest(body, headers)));
+      expect(answer).toMatchObject({ status: 400, errors: [['VALIDATION_FAILED', 400]] });
+      expect(answer.message).toMatch(/Idempotency-Key needs a bearer token with a subject/);
+    }
+    expect(await app().database.prisma.order.count({ where: { petId: pet.id } })).toBe(0);
+    // On a query the key is still ignored, with or without a token.
+    const query = await app().fetch(
+      graphqlRequest({ query: '{ __typename }' }, { 'idempotency-key': randomUUID() }),
+    );
+    expect(query.status).toBe(200);
+  });
+
+  it('answers a keyed mutation with variables nested 40,000 deep as the unkeyed one: 400, not 500', async () => {
+    const pet = await makePet(app(), { quantity: 5 });
+    const deep = `${'['.repeat(40_000)}${']'.repeat(40_000)}`;
+    const text = `{"query":"mutation Deep($input: NewOrder!) { placeOrder(input: $input) { id } }","variables":{"input":${deep}}}`;
+    const send = (headers: Record<string, string>) =>
+      app().fetch(
+        new Request('http://petstore.test/graphql', {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/graphql-response+json',
+            authorization: app().authorization,
+            ...headers,
+          },
+          body: text,
+        }),
+      );
+    const unkeyed = await refusal(await send({}));
+    expect(unkeyed.status).toBe(400);
+    const keyed = await refusal(await send({ 'idempotency-key': randomUUID() }));
+    expect(keyed).toEqual(unkeyed);
     expect(await app().database.prisma.order.count({ where: { petId: pet.id } })).toBe(0);
   });
 

@@ -1,6 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Change } from '../../src/domain/changes.js';
 import { createTestApp, database, databaseAvailable, type TestApp } from '../helpers/app.js';
@@ -8,6 +6,7 @@ import { anonymous, withAuthorization } from '../helpers/client.js';
 import { makeCategory, makePet, stockOf } from '../helpers/factories.js';
 import { graphqlRequest } from '../helpers/graphql.js';
 import { sampleValue, scrape } from '../helpers/metrics.js';
+import { freePort, redisServerInstalled, startRedis, stopRedis } from '../helpers/private-redis.js';
 import { rest } from '../helpers/rest.js';
 
 const redisUrl = inject('redisUrl');
@@ -202,52 +201,10 @@ describe.runIf(runs)('an orders race split across two replicas', () => {
   });
 });
 
-/** A free TCP port on the loopback. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(address),
-      );
-    });
-  });
-}
+if (runs && !redisServerInstalled)
+  console.warn('Redis loss test skipped: no redis-server binary here.');
 
-/** A private Redis this test may stop and start again, keeping nothing on disk. */
-async function startRedis(port: number): Promise<ChildProcess> {
-  const server = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: 'ignore' },
-  );
-  const { Redis } = await import('ioredis');
-  const probe = new Redis(port, '127.0.0.1', { lazyConnect: true, retryStrategy: () => null });
-  probe.on('error', () => {});
-  await eventually(async () => {
-    try {
-      await probe.connect();
-      return true;
-    } catch {
-      return false;
-    }
-  });
-  probe.disconnect();
-  return server;
-}
-
-function stopRedis(server: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    server.once('exit', () => resolve());
-    server.kill('SIGKILL');
-  });
-}
-
-const redisServer = ['/usr/bin/redis-server', '/usr/local/bin/redis-server'].some(existsSync);
-if (runs && !redisServer) console.warn('Redis loss test skipped: no redis-server binary here.');
-
-describe.runIf(runs && redisServer)('replicas while Redis is lost and back', () => {
+describe.runIf(runs && redisServerInstalled)('replicas while Redis is lost and back', () => {
   let port: number;
   let redis: ChildProcess;
   let replicas: Replicas;

@@ -114,6 +114,51 @@ describeDb('versions and If-Match on REST', () => {
     expect({ name: stored.name, version: stored.version }).toEqual({ name: 'Any', version: 4 });
   });
 
+  it('refuses a PUT with If-None-Match: * over a pet, a category or stock that exists: 412, nothing changes', async () => {
+    const pet = await makePet(app(), { name: 'Kept', quantity: 4 });
+    const categoryId = Number(pet.categoryId);
+    const puts = [
+      { path: `/pets/${pet.id}`, json: { name: 'Overwritten', categoryId } },
+      { path: `/categories/${categoryId}`, json: { name: `Overwritten ${pet.id}` } },
+      { path: `/store/inventory/${pet.id}`, json: { quantity: 40 } },
+    ];
+    for (const { path, json } of puts) {
+      const before = await rest(app(), 'GET', path);
+      const refused = await rest(app(), 'PUT', path, { json, headers: { 'if-none-match': '*' } });
+      expectError(refused, 412, 'PRECONDITION_FAILED', /exists, and If-None-Match/);
+      expect(refused.headers.get('etag'), path).toBe(before.headers.get('etag'));
+      const after = await rest(app(), 'GET', path);
+      expect(after.text, path).toBe(before.text);
+      // A list of tags: 412 while it names the current version (weakly compared), else written.
+      const etag = before.headers.get('etag') as string;
+      const named = await rest(app(), 'PUT', path, {
+        json,
+        headers: { 'if-none-match': `"999", W/${etag}` },
+      });
+      expectError(named, 412, 'PRECONDITION_FAILED');
+      const other = await rest(app(), 'PUT', path, { json, headers: { 'if-none-match': '"999"' } });
+      expect(other.status, path).toBe(200);
+    }
+    // Nothing there: the condition holds, and the PUT answers as it would (it never creates).
+    expectError(
+      await rest(app(), 'PUT', '/pets/987654321', {
+        json: { name: 'Nobody', categoryId },
+        headers: { 'if-none-match': '*' },
+      }),
+      404,
+      'PET_NOT_FOUND',
+    );
+    expectError(
+      await rest(app(), 'PUT', `/pets/${pet.id}`, {
+        json: { name: 'Bad', categoryId },
+        headers: { 'if-none-match': 'nope' },
+      }),
+      400,
+      'VALIDATION_FAILED',
+      /If-None-Match must be/,
+    );
+  });
+
   it('deletes, cancels and sets stock only over the version If-Match names', async () => {
     const pet = await makePet(app(), { quantity: 5 });
     const order = await makeOrder(app(), { petId: pet.id });

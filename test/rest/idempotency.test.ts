@@ -3,7 +3,7 @@ import { expect, it } from 'vitest';
 import { forgetExpiredKeys } from '../../src/db/idempotency-keys.js';
 import type { Change } from '../../src/domain/changes.js';
 import { describeDb, useTestApp } from '../helpers/app.js';
-import { withAuthorization } from '../helpers/client.js';
+import { anonymous, withAuthorization } from '../helpers/client.js';
 import { makeOrder, makePet, sendTwiceWhileHeld, stockOf } from '../helpers/factories.js';
 import { expectError, type RestResponse, rest } from '../helpers/rest.js';
 
@@ -249,6 +249,52 @@ describeDb('Idempotency-Key on REST writes', () => {
     await app().sql(`UPDATE "IdempotencyKey" SET "expiresAt" = 0`);
     expect(await forgetExpiredKeys(app().database.prisma, Date.now(), 500)).toBeGreaterThan(0);
     expect(await app().database.prisma.idempotencyKey.count()).toBe(0);
+  });
+
+  it('takes a key only from a token with a subject: anonymous or without sub is 400, nothing written', async () => {
+    const pet = await makePet(app(), { quantity: 5 });
+    const noSubject = withAuthorization(
+      app(),
+      `Bearer ${await app().token(undefined, { subject: null })}`,
+    );
+    for (const caller of [anonymous(app()), noSubject]) {
+      const response = await rest(caller, 'POST', '/store/orders', {
+        json: { petId: Number(pet.id), quantity: 1 },
+        headers: { 'idempotency-key': randomUUID() },
+      });
+      expectError(
+        response,
+        400,
+        'VALIDATION_FAILED',
+        /Idempotency-Key needs a bearer token with a subject/,
+      );
+    }
+    expect(await ordersOf(pet.id)).toBe(0);
+    // Without a key, the token without a subject writes as before.
+    const unkeyed = await rest(noSubject, 'POST', '/store/orders', {
+      json: { petId: Number(pet.id), quantity: 1 },
+    });
+    expect(unkeyed.status).toBe(201);
+  });
+
+  it('replays a key only to a token that may make the request: 403 otherwise, the record kept', async () => {
+    const pet = await makePet(app(), { quantity: 5 });
+    const key = randomUUID();
+    const subject = `shared-${randomUUID()}`;
+    const as = async (scopes: string[]) =>
+      withAuthorization(app(), `Bearer ${await app().token(scopes, { subject })}`);
+    const order = { petId: Number(pet.id), quantity: 1 };
+    const send = async (scopes: string[]) =>
+      rest(await as(scopes), 'POST', '/store/orders', {
+        json: order,
+        headers: { 'idempotency-key': key },
+      });
+    const first = await send(['orders:write']);
+    expect(first.status).toBe(201);
+    expectError(await send(['orders:read']), 403, 'FORBIDDEN', /orders:write/);
+    const again = await send(['orders:write']);
+    expect(answer(again)).toEqual(answer(first));
+    expect(await ordersOf(pet.id)).toBe(1);
   });
 
   it('ignores a key on a safe method', async () => {

@@ -11,6 +11,7 @@ import { buildConnection, connectionArgs, connectionPage } from './connection.js
 import { connectionCost, mutationCost } from './cost-directives.js';
 import { PetConnection } from './pet.js';
 import { PetStatus } from './pet-status.js';
+import { needs } from './scopes.js';
 import {
   ifVersionDescription,
   ifVersionOf,
@@ -73,12 +74,14 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   createCategory: t.field({
+    ...needs('pets:write'),
     directives: mutationCost,
     type: Category,
     args: { input: t.arg({ type: NewCategory, required: true }) },
     resolve: (_root, args, ctx) => createCategory(ctx.domain, args.input),
   }),
   updateCategory: t.field({
+    ...needs('pets:write'),
     directives: mutationCost,
     type: Category,
     args: {
@@ -90,6 +93,7 @@ builder.mutationFields((t) => ({
       updateCategory(ctx.domain, args.id, args.input, ifVersionOf(args.ifVersion)),
   }),
   deleteCategory: t.id({
+    ...needs('pets:write'),
     directives: mutationCost,
     args: {
       id: t.arg.id({ required: true }),

@@ -7,6 +7,7 @@ import { builder } from './builder.js';
 import { connectionArgs, connectionType, resolveListConnection } from './connection.js';
 import { connectionCost, mutationCost } from './cost-directives.js';
 import { PetStatus } from './pet-status.js';
+import { needs } from './scopes.js';
 import {
   ifVersionDescription,
   ifVersionOf,
@@ -63,6 +64,7 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   updateInventory: t.field({
+    ...needs('inventory:write'),
     type: InventoryItem,
     directives: { beta: {}, ...mutationCost },
     description: 'Sets the stock of a pet. Beta: the shape may still change.',

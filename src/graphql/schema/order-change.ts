@@ -5,6 +5,7 @@ import { changeStream, delivered } from '../change-stream.js';
 import { builder } from './builder.js';
 import { ChangeKind } from './change-kind.js';
 import { Order } from './order.js';
+import { needs } from './scopes.js';
 
 interface OrderChangeEvent {
   kind: Kind;
@@ -27,6 +28,7 @@ const OrderChange = builder.objectRef<OrderChangeEvent>('OrderChange').implement
 
 builder.subscriptionFields((t) => ({
   orderChanged: t.field({
+    ...needs('orders:read'),
     type: OrderChange,
     directives: { experimental: {} },
     description:

@@ -9,6 +9,7 @@ import {
 import { builder } from './builder.js';
 import { connectionArgs, connectionType, resolveListConnection } from './connection.js';
 import { connectionCost, mutationCost } from './cost-directives.js';
+import { needs } from './scopes.js';
 import {
   ifVersionDescription,
   ifVersionOf,
@@ -46,12 +47,14 @@ const OrderUpdate = builder.inputType('OrderUpdate', {
 
 builder.queryFields((t) => ({
   order: t.field({
+    ...needs('orders:read'),
     type: Order,
     nullable: true,
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => ctx.loaders.order.load(parseId(args.id, 'id')),
   }),
   orders: t.field({
+    ...needs('orders:read'),
     type: OrderConnection,
     // Nullable: an anonymous document asking for pets and orders keeps its pets.
     nullable: true,
@@ -70,12 +73,14 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   placeOrder: t.field({
+    ...needs('orders:write'),
     directives: mutationCost,
     type: Order,
     args: { input: t.arg({ type: NewOrder, required: true }) },
     resolve: (_root, args, ctx) => placeOrder(ctx.domain, args.input),
   }),
   updateOrder: t.field({
+    ...needs('orders:write'),
     directives: mutationCost,
     type: Order,
     args: {
@@ -87,6 +92,7 @@ builder.mutationFields((t) => ({
       updateOrder(ctx.domain, args.id, args.input, ifVersionOf(args.ifVersion)),
   }),
   cancelOrder: t.id({
+    ...needs('orders:write'),
     directives: mutationCost,
     args: {
       id: t.arg.id({ required: true }),

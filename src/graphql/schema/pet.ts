@@ -13,6 +13,7 @@ import {
 import { connectionCost, mutationCost } from './cost-directives.js';
 import { OrderConnection } from './order.js';
 import { PetStatus } from './pet-status.js';
+import { needs } from './scopes.js';
 import {
   ifVersionDescription,
   ifVersionOf,
@@ -28,6 +29,7 @@ export const Pet = builder.prismaObject('Pet', {
     status: t.expose('status', { type: PetStatus }),
     version: t.string({ description: versionDescription('pet'), resolve: resolveVersion }),
     orders: t.field({
+      ...needs('orders:read'),
       type: OrderConnection,
       // Nullable: a caller without orders:read keeps the pet and gets this field's error.
       nullable: true,
@@ -83,12 +85,14 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   createPet: t.field({
+    ...needs('pets:write'),
     directives: mutationCost,
     type: Pet,
     args: { input: t.arg({ type: NewPet, required: true }) },
     resolve: (_root, args, ctx) => createPet(ctx.domain, args.input),
   }),
   updatePet: t.field({
+    ...needs('pets:write'),
     directives: mutationCost,
     type: Pet,
     args: {
@@ -100,6 +104,7 @@ builder.mutationFields((t) => ({
       updatePet(ctx.domain, args.id, args.input, ifVersionOf(args.ifVersion)),
   }),
   deletePet: t.id({
+    ...needs('pets:write'),
     directives: mutationCost,
     args: {
       id: t.arg.id({ required: true }),

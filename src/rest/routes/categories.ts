@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import * as categories from '../../domain/categories.js';
 import { parseId } from '../../domain/ids.js';
 import { notFound } from '../../domain/not-found.js';
-import { ifMatch } from '../conditional.js';
+import { ifMatch, putConditions } from '../conditional.js';
 import { presentCategory, sendCreated, sendJson, sendNoContent, sendResource } from '../respond.js';
 import { defineRoute } from '../route.js';
 import { Category, idParam, NewCategory } from '../schemas.js';
@@ -93,7 +93,7 @@ export const replaceCategory = defineRoute(
   },
   async (c, { params, body }, { domain }) => {
     const id = parseId(params.categoryId, 'categoryId');
-    const category = await categories.updateCategory(domain, id, body, ifMatch(c));
+    const category = await categories.updateCategory(domain, id, body, putConditions(c));
     return sendResource(c, presentCategory(category), category);
   },
 );

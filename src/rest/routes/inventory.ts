@@ -3,7 +3,7 @@ import type { DomainContext } from '../../domain/context.js';
 import { parseId } from '../../domain/ids.js';
 import * as inventory from '../../domain/inventory.js';
 import { notFound } from '../../domain/not-found.js';
-import { ifMatch } from '../conditional.js';
+import { putConditions } from '../conditional.js';
 import { pageOf } from '../query.js';
 import { presentInventoryItem, sendPage, sendResource } from '../respond.js';
 import { defineRoute } from '../route.js';
@@ -76,7 +76,7 @@ export const updateInventory = defineRoute(
   },
   async (c, { params, body }, { domain }) => {
     const petId = parseId(params.petId, 'petId');
-    await inventory.updateInventory(domain, petId, body.quantity, ifMatch(c));
+    await inventory.updateInventory(domain, petId, body.quantity, putConditions(c));
     const item = await requireItem(domain, petId);
     return sendResource(c, presentInventoryItem(item), item);
   },

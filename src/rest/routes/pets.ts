@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { parseId } from '../../domain/ids.js';
 import { notFound } from '../../domain/not-found.js';
 import * as pets from '../../domain/pets.js';
-import { ifMatch } from '../conditional.js';
+import { ifMatch, putConditions } from '../conditional.js';
 import { pageOf } from '../query.js';
 import { presentPet, sendCreated, sendNoContent, sendPage, sendResource } from '../respond.js';
 import { type Deprecation, defineRoute } from '../route.js';
@@ -109,7 +109,12 @@ export const replacePet = defineRoute(
     errors: ['PET_NOT_FOUND', 'UNKNOWN_CATEGORY'],
   },
   async (c, { params, body }, { domain }) => {
-    const pet = await pets.updatePet(domain, parseId(params.petId, 'petId'), body, ifMatch(c));
+    const pet = await pets.updatePet(
+      domain,
+      parseId(params.petId, 'petId'),
+      body,
+      putConditions(c),
+    );
     return sendResource(c, presentPet(pet), pet);
   },
 );

@@ -1,0 +1,67 @@
+import { type ExecutionResult, GraphQLError } from 'graphql';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import { clipText, type ErrorBounds } from '../domain/errors.js';
+
+/** An error whose message and locations fit the bounds: itself when it fits already. */
+function bounded(error: GraphQLError, bounds: ErrorBounds): GraphQLError {
+  const message = clipText(error.message, bounds.errorMessageBytes);
+  const items = bounds.errorListItems;
+  if (message === error.message && (error.locations?.length ?? 0) <= items) return error;
+  const copy = new GraphQLError(message, {
+    nodes: error.nodes?.slice(0, items),
+    source: error.source,
+    positions: error.positions?.slice(0, items),
+    path: error.path,
+    originalError: error.originalError,
+    extensions: error.extensions,
+  });
+  if (!copy.locations && error.locations)
+    Object.assign(copy, { locations: error.locations.slice(0, items) });
+  return copy;
+}
+
+/** The error that stands for those left out of a refusal: their count, and the first one's code. */
+function leftOut(count: number, like: GraphQLError): GraphQLError {
+  const { code, status } = like.extensions;
+  return new GraphQLError(
+    `${count} more ${count === 1 ? 'error was' : 'errors were'} left out; fix these and send the request again to see the rest`,
+    { extensions: { code, status } },
+  );
+}
+
+/**
+ * Every error a GraphQL response carries is bounded (its message, its locations), and a refusal (a
+ * result without data: a document that does not parse, does not validate, or whose variables do
+ * not fit) lists at most `errorListItems` errors, a batch's together, each result saying how many
+ * of its own were left out. So a refusal stays small whatever the document: GraphQL validates up to
+ * 100 errors, each of which may quote a name or a value of the request.
+ */
+export function boundedErrors(bounds: ErrorBounds): Plugin {
+  return {
+    onResultProcess({ result, setResult }) {
+      if (isAsyncIterable(result)) return;
+      const results = Array.isArray(result) ? result : [result];
+      if (!results.some((one) => one.errors?.length)) return;
+      const boundedResults = boundResults(results, bounds);
+      setResult(Array.isArray(result) ? boundedResults : (boundedResults[0] as ExecutionResult));
+    },
+  };
+}
+
+/** The results of one request (a batch's, or one), their errors bounded as `boundedErrors` says. */
+export function boundResults(
+  results: readonly ExecutionResult[],
+  bounds: ErrorBounds,
+): ExecutionResult[] {
+  let room = bounds.errorListItems;
+  return results.map((one) => {
+    if (!one.errors?.length) return one;
+    const refused = one.data == null;
+    const kept = refused ? one.errors.slice(0, Math.max(room, 0)) : one.errors;
+    if (refused) room -= kept.length;
+    const errors = kept.map((error) => bounded(error, bounds));
+    const omitted = one.errors.length - kept.length;
+    if (omitted > 0) errors.push(leftOut(omitted, one.errors[kept.length] as GraphQLError));
+    return { ...one, errors };
+  });
+}

@@ -1,0 +1,177 @@
+import type { ChildProcess } from 'node:child_process';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { RedisCacheStore } from '../../src/cache/redis-store.js';
+import type { CachedResponse } from '../../src/cache/store.js';
+import { entityTag } from '../../src/cache/tags.js';
+import { createMetrics } from '../../src/observability/metrics.js';
+import { connectRedis } from '../../src/redis.js';
+import { createTestApp, databaseAvailable, type TestApp, useTestApp } from '../helpers/app.js';
+import { anonymous } from '../helpers/client.js';
+import { makeCategory, makePet } from '../helpers/factories.js';
+import { graphqlRequest } from '../helpers/graphql.js';
+import { sampleValue, scrape } from '../helpers/metrics.js';
+import { freePort, redisServerInstalled, startRedis, stopRedis } from '../helpers/private-redis.js';
+import { rest } from '../helpers/rest.js';
+
+const redisUrl = inject('redisUrl');
+
+/** An anonymous read of a category on both edges: its name as REST and GraphQL answer it. */
+async function namesOf(app: TestApp, id: bigint) {
+  const viaRest = await rest<{ name: string }>(anonymous(app), 'GET', `/categories/${id}`);
+  const viaGraphql = await app.fetch(
+    graphqlRequest({ query: `{ category(id: "${id}") { name } }` }),
+  );
+  const { data } = (await viaGraphql.json()) as { data: { category: { name: string } } };
+  return [viaRest.body.name, data.category.name];
+}
+
+/** Resolves once the app's Redis connections are up, so that its reads are cached. */
+async function redisReady(app: TestApp) {
+  for (let tries = 0; tries < 100; tries++) {
+    const ready = await app.fetch(new Request('http://petstore.test/health/ready'));
+    const { checks } = (await ready.json()) as { checks: { redis?: string } };
+    if (checks.redis === 'ok') return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('Redis did not come up');
+}
+
+/** Public reads answered from the cache so far. */
+async function hits(app: TestApp) {
+  const samples = await scrape(app);
+  return ['rest', 'graphql'].map(
+    (edge) => sampleValue(samples, 'petstore_response_cache_hits_total', { edge }) ?? 0,
+  );
+}
+
+describe.runIf(databaseAvailable && redisUrl !== null)('the response cache in Redis', () => {
+  const app = useTestApp({ REDIS_URL: redisUrl ?? '' });
+
+  it('never serves a stale read after a write, with 20,000 entries under one tag', async () => {
+    await redisReady(app());
+    const category = await makeCategory(app(), { name: `Before ${Date.now()}` });
+    expect(await namesOf(app(), category.id)).toEqual([category.name, category.name]);
+    const [restHits = 0, graphqlHits = 0] = await hits(app());
+    expect(await namesOf(app(), category.id)).toEqual([category.name, category.name]);
+    expect(await hits(app())).toEqual([restHits + 1, graphqlHits + 1]);
+
+    // 20,000 more entries under the category's tag, written through the store's own `set`.
+    const connection = connectRedis(redisUrl ?? '', {
+      databaseUrl: app().config.database.url,
+      logger: app().logger,
+    });
+    try {
+      if (connection.commands.status !== 'ready')
+        await new Promise((resolve) => connection.commands.once('ready', resolve));
+      const store = new RedisCacheStore(
+        connection,
+        { ttlMs: 60_000, maxEntryBytes: 1024, evictChunk: 500 },
+        createMetrics(app().database),
+      );
+      const { generation } = await store.lookup('probe');
+      const filler: CachedResponse = { headers: {}, body: '{"filler":true}', etag: '"f"' };
+      const tags = [entityTag('category', category.id)];
+      // A hundred at a time: each command must answer within the connection's 500 ms.
+      for (let batch = 0; batch < 200; batch++) {
+        const stored = await Promise.all(
+          Array.from({ length: 100 }, (_, i) =>
+            store.set(`filler-${category.id}-${batch * 100 + i}`, filler, tags, generation),
+          ),
+        );
+        expect(stored.every(Boolean)).toBe(true);
+      }
+
+      const renamed = `After ${Date.now()}`;
+      const written = await rest(app(), 'PUT', `/categories/${category.id}`, {
+        json: { name: renamed },
+      });
+      expect(written.status).toBe(200);
+      expect(await namesOf(app(), category.id)).toEqual([renamed, renamed]);
+      // Every entry under the tag went, in steps.
+      const left = await connection.commands.exists(
+        ...[0, 9_999, 19_999].map(
+          (i) => `${connection.prefix}cache:entry:filler-${category.id}-${i}`,
+        ),
+      );
+      expect(left).toBe(0);
+    } finally {
+      await connection.close();
+    }
+  });
+});
+
+describe.runIf(databaseAvailable)('the largest response the cache keeps', () => {
+  for (const store of redisUrl === null ? ['memory'] : ['memory', 'redis']) {
+    describe(store, () => {
+      const app = useTestApp({
+        RESPONSE_CACHE_MAX_ENTRY_BYTES: '2048',
+        ...(store === 'redis' ? { REDIS_URL: redisUrl ?? '' } : {}),
+      });
+
+      it('keeps a small answer and answers a large one without keeping it', async () => {
+        if (store === 'redis') await redisReady(app());
+        const category = await makeCategory(app());
+        for (let i = 0; i < 40; i++) await makePet(app(), { categoryId: category.id });
+        const page = `/pets?categoryId=${category.id}&limit=40`;
+        const small = `/categories/${category.id}`;
+        const read = (path: string) => rest(anonymous(app()), 'GET', path);
+        expect((await read(page)).text.length).toBeGreaterThan(2048);
+        const before = await hits(app());
+        await read(page);
+        await read(page);
+        await read(small);
+        await read(small);
+        // Only the second read of the small answer was a hit.
+        expect(await hits(app())).toEqual([(before[0] ?? 0) + 1, before[1]]);
+      });
+    });
+  }
+});
+
+describe.runIf(databaseAvailable && redisServerInstalled)(
+  'an eviction that fails makes the cache miss (a private Redis that refuses DEL to the app)',
+  () => {
+    let redis: ChildProcess;
+    let admin: Redis;
+    let app: TestApp;
+    beforeAll(async () => {
+      const port = await freePort();
+      redis = await startRedis(port);
+      admin = new Redis(port, '127.0.0.1');
+      // The app may do anything but DEL: its evictions fail, everything else works.
+      await admin.call('ACL', 'SETUSER', 'app', 'on', 'nopass', '~*', '&*', '+@all', '-del');
+      app = await createTestApp({ REDIS_URL: `redis://app:any@127.0.0.1:${port}` });
+      await redisReady(app);
+    });
+    afterAll(async () => {
+      await app?.close();
+      admin?.disconnect();
+      if (redis) await stopRedis(redis);
+    });
+
+    it('never serves the entries it could not evict, and caches again afterwards', async () => {
+      const category = await makeCategory(app, { name: `Before ${Date.now()}` });
+      await namesOf(app, category.id);
+      const [restHits = 0, graphqlHits = 0] = await hits(app);
+      expect(await namesOf(app, category.id)).toEqual([category.name, category.name]);
+      expect(await hits(app)).toEqual([restHits + 1, graphqlHits + 1]);
+
+      const renamed = `After ${Date.now()}`;
+      const written = await rest(app, 'PUT', `/categories/${category.id}`, {
+        json: { name: renamed },
+      });
+      expect(written.status).toBe(200);
+      // The old answers are still in Redis, but never served.
+      expect(await namesOf(app, category.id)).toEqual([renamed, renamed]);
+      expect(await namesOf(app, category.id)).toEqual([renamed, renamed]);
+
+      // The fence holds the old entries off without stopping the cache: new answers are kept.
+      await admin.call('ACL', 'SETUSER', 'app', '+del');
+      const [before = 0] = await hits(app);
+      expect(await namesOf(app, category.id)).toEqual([renamed, renamed]);
+      const [after = 0] = await hits(app);
+      expect(after).toBe(before + 1);
+    });
+  },
+);
