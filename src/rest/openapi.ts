@@ -132,7 +132,9 @@ const ifMatch = z.object({
         '`PRECONDITION_FAILED` with the current `ETag`, and nothing changes. `*` only requires ' +
         'that the resource exists. Checked and written in one atomic step: of several writers ' +
         'holding the same version, exactly one succeeds.',
-      example: '"3"',
+      // The one value that cannot go stale: a version example would be refused once the
+      // resource changes (as Swagger UI's "Execute" sends it).
+      example: '*',
     }),
 });
 
@@ -153,7 +155,8 @@ const idempotencyKey = z.object({
         'is 422 `IDEMPOTENCY_KEY_REUSED`; while the first still runs, 409 ' +
         "`IDEMPOTENCY_KEY_IN_FLIGHT`. Keys belong to the token's subject. Responses of 500 and " +
         'above, 401, 403 and 429 are not recorded: their retry runs anew.',
-      example: '4f1c2a8e-9b7d-4c55-8e2f-0d3b6a1c9e77',
+      // No example: one fixed key, sent by Swagger UI's "Execute" with every write, would be
+      // refused as reused from the second operation on.
     }),
 });
 
