@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { DomainError, type ErrorCode } from '../domain/errors.js';
 import { recordFailure } from '../tracing/hooks.js';
+import { JSON_CONTENT_TYPE } from './content-type.js';
 import { graphqlErrorResponse } from './graphql-error-response.js';
 
 /**
@@ -16,7 +17,10 @@ export function errorResponse(
     typeof error === 'string' ? new DomainError(error, defaultMessages[error] ?? error) : error;
   recordFailure({ code, status });
   if (c.req.path === '/graphql') return graphqlErrorResponse(c, code, message, headers);
-  return Response.json({ code, message, status }, { status, headers });
+  return new Response(JSON.stringify({ code, message, status }), {
+    status,
+    headers: { 'content-type': JSON_CONTENT_TYPE, ...headers },
+  });
 }
 
 const defaultMessages: Partial<Record<ErrorCode, string>> = {
