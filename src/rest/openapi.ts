@@ -133,8 +133,10 @@ const ifMatch = z.object({
         'that the resource exists. Checked and written in one atomic step: of several writers ' +
         'holding the same version, exactly one succeeds.',
       // The one value that cannot go stale: a version example would be refused once the
-      // resource changes (as Swagger UI's "Execute" sends it).
+      // resource changes (as Swagger UI's "Execute" sends it). On the parameter too, for the
+      // tools that read only that one (Dredd).
       example: '*',
+      param: { example: '*' },
     }),
 });
 
