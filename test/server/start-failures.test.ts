@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { tmpdir } from 'node:os';
-import { expect, it } from 'vitest';
-import { database, describeDb } from '../helpers/app.js';
+import { describe, expect, it } from 'vitest';
+import { database, databaseAvailable, describeDb } from '../helpers/app.js';
 import { childDatabase, runNode } from '../helpers/process.js';
 
 /**
@@ -53,19 +53,22 @@ describeDb('a server that cannot start', () => {
   });
 });
 
-describeDb.skipIf(database !== 'sqlite')('a SQLite path that cannot work', () => {
-  it('is refused when it names a directory', async () => {
-    const directory = tmpdir();
-    expect(await start({ DATABASE_URL: `file:${directory}` })).toBe(
-      `DATABASE_URL names ${directory}, which is a directory: name a file in it, e.g. ` +
-        `file:${directory}/petstore.db`,
-    );
-  });
+describe.skipIf(database !== 'sqlite' || !databaseAvailable)(
+  'a SQLite path that cannot work',
+  () => {
+    it('is refused when it names a directory', async () => {
+      const directory = tmpdir();
+      expect(await start({ DATABASE_URL: `file:${directory}` })).toBe(
+        `DATABASE_URL names ${directory}, which is a directory: name a file in it, e.g. ` +
+          `file:${directory}/petstore.db`,
+      );
+    });
 
-  it('is refused when its directory cannot be created, at once', async () => {
-    expect(await start({ DATABASE_URL: 'file:/proc/nope/x.db' })).toBe(
-      'DATABASE_URL names /proc/nope/x.db, but the directory /proc/nope cannot be created ' +
-        '(ENOENT): name a path this user can write to, e.g. file:./data/petstore.db',
-    );
-  });
-});
+    it('is refused when its directory cannot be created, at once', async () => {
+      expect(await start({ DATABASE_URL: 'file:/proc/nope/x.db' })).toBe(
+        'DATABASE_URL names /proc/nope/x.db, but the directory /proc/nope cannot be created ' +
+          '(ENOENT): name a path this user can write to, e.g. file:./data/petstore.db',
+      );
+    });
+  },
+);
