@@ -4,6 +4,7 @@ import { WWW_AUTHENTICATE } from '../auth/tokens.js';
 import type { RecordedResponse } from '../db/idempotency-keys.js';
 import { type ClassifiedError, classifyError } from '../domain/errors.js';
 import { PreconditionFailed } from '../domain/versions.js';
+import { noteErrorCode } from '../http/access-log-fields.js';
 import type { AppEnv } from '../http/env.js';
 import { KeyInFlight } from '../idempotency/keys.js';
 import type { Logger } from '../logger.js';
@@ -43,6 +44,7 @@ export function restErrorHandler(logger: Logger): ErrorHandler<AppEnv> {
   return (error, c) => {
     const { body, log, headers } = answerOf(error);
     recordFailure(body);
+    noteErrorCode(c.get('accessLog'), body.code);
     logFailure(logger, log, {
       err: error,
       requestId: c.get('requestId'),
