@@ -196,6 +196,26 @@ describeDb('access log: what went wrong, and what is routine', () => {
     ]);
   });
 
+  it('carries the code of a refusal replayed for its Idempotency-Key', async () => {
+    const order = async () =>
+      app().fetch(
+        new Request('http://petstore.test/api/store/orders', {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${await app().token()}`,
+            'content-type': 'application/json',
+            'idempotency-key': 'access-log-replay',
+          },
+          body: JSON.stringify({ petId: 999999999, quantity: 1 }),
+        }),
+      );
+    logs.clear();
+    const [first, again] = [await order(), await order()];
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect([first.status, again.status]).toEqual([422, 422]);
+    expect(summary().map(({ code }) => code)).toEqual(['UNKNOWN_PET', 'UNKNOWN_PET']);
+  });
+
   it('carries the codes of GraphQL errors answered with 200: partial data, request errors under application/json', async () => {
     logs.clear();
     // Anonymous: `orders` fails alone, the pets arrive.
