@@ -77,8 +77,9 @@ const server = serve(
       rest: `${url}/api`,
       restDocs: `${url}/api/docs`,
     };
+    const persisted = config.persistedOperationsOnly;
     app.logger.info(
-      { url, ...addresses, database: config.database.provider },
+      { url, ...addresses, database: config.database.provider, persistedOperationsOnly: persisted },
       `serving GraphQL on ${addresses.graphql}, REST on ${addresses.rest}`,
     );
     // For the person at the console; the log line above carries the same addresses.
@@ -87,7 +88,10 @@ const server = serve(
         `  GraphQL    ${addresses.graphql}\n` +
         `  GraphiQL   ${addresses.graphql} (open it in a browser)\n` +
         `  REST       ${addresses.rest}\n` +
-        `  REST docs  ${addresses.restDocs} (Swagger UI; the document is ${addresses.rest}/openapi.json)\n\n`,
+        `  REST docs  ${addresses.restDocs} (Swagger UI; the document is ${addresses.rest}/openapi.json)\n` +
+        (persisted
+          ? `  Persisted  only the operations of ${persisted} run (PERSISTED_OPERATIONS_ONLY)\n\n`
+          : '\n'),
     );
     if (developmentToken) {
       // Printed for the developer at the console, never logged: logs redact tokens.
