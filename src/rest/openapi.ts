@@ -165,7 +165,8 @@ const idempotencyKey = z.object({
 /** On the answers of a POST or PATCH sent with an `Idempotency-Key`. */
 const replayedHeader: HeaderDoc = {
   description:
-    '`true` when this is the response recorded for the `Idempotency-Key`, sent again: the request ran before.',
+    '`true` when this is the response recorded for the `Idempotency-Key`, sent again: the request ' +
+    'ran before. Absent from every other response.',
   schema: string,
 };
 
