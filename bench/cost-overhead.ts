@@ -14,12 +14,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'graphql';
 import { type App, createApp } from '../src/app.js';
+import { parseCommand } from '../src/cli.js';
 import { loadConfig } from '../src/config.js';
 import { operationCost, resolvedCost } from '../src/graphql/cost.js';
 import { schema } from '../src/graphql/schema/index.js';
 import { CostBudget, MemoryCostBucketStore } from '../src/rate-limit/cost-budget.js';
 import { petById } from './documents.js';
 import { createFixture } from './fixture.js';
+
+parseCommand({
+  name: 'npm run bench:cost',
+  synopsis: '',
+  help: `Measures what demand control costs a GraphQL pet(id), in process on a SQLite bench database: the
+request with the cost budget off and on, and the estimate, report and charge alone
+(bench/README.md, "Demand control"). With BENCH_REDIS_URL the budget is measured in Redis too.`,
+});
 
 const ROUNDS = 8;
 const PER_ROUND = 1500;

@@ -3,8 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { mintToken } from '../src/auth/tokens.js';
+import { fail, parseCommand, UsageError } from '../src/cli.js';
 import { scopes } from '../src/domain/authorization.js';
 import { type BenchDatabase, createFixture, type Fixture } from './fixture.js';
 import { fullPlan, measure, quickPlan } from './measure.js';
@@ -26,7 +26,9 @@ import { verifyScenario } from './verify.js';
 const SUBSCRIBERS = 'sse-subscribers';
 const DEFAULT_POSTGRES_URL = 'postgresql://postgres@127.0.0.1:5432/test';
 
-const usage = `npm run bench [-- options]
+const usage = `Measures the gateway under load against a raw baseline and the framework's floor, on a bench
+database of its own (bench/README.md), and writes the report to bench/results/.
+
   --quick          short runs (about a minute in all)
   --pets <n>       pets in the bench database (default 10000)
   --databases <l>  sqlite,postgresql (default both); PostgreSQL at BENCH_POSTGRES_URL
@@ -34,31 +36,31 @@ const usage = `npm run bench [-- options]
   --only <names>   comma-separated scenarios: ${[...scenarios.map((s) => s.name), SUBSCRIBERS].join(', ')}
   --profile        write CPU profiles of the product and the floors to bench/results/profiles/`;
 
-const { values: options } = parseArgs({
+const { values: options } = parseCommand({
+  name: 'npm run bench',
+  synopsis: '[--quick] [--pets <n>] [--databases <list>] [--only <names>] [--profile]',
+  help: usage,
   options: {
     quick: { type: 'boolean', default: false },
     pets: { type: 'string', default: '10000' },
     only: { type: 'string' },
     databases: { type: 'string', default: 'sqlite,postgresql' },
     profile: { type: 'boolean', default: false },
-    help: { type: 'boolean', default: false },
   },
 });
-if (options.help) {
-  console.log(usage);
-  process.exit(0);
-}
 const pets = Number(options.pets);
-if (!Number.isInteger(pets) || pets < 200) throw new Error('--pets must be an integer ≥ 200');
+const bench = { name: 'npm run bench' };
+if (!Number.isInteger(pets) || pets < 200)
+  fail(bench, new UsageError('--pets must be an integer ≥ 200'));
 const only = options.only?.split(',').map((name) => name.trim());
 const unknown =
   only?.filter((name) => name !== SUBSCRIBERS && !scenarios.some((s) => s.name === name)) ?? [];
-if (unknown.length > 0) throw new Error(`unknown scenario ${unknown.join(', ')}\n${usage}`);
+if (unknown.length > 0) fail(bench, new UsageError(`unknown scenario ${unknown.join(', ')}`));
 const selected = scenarios.filter((s) => !only || only.includes(s.name));
 const databases = options.databases.split(',').map((name) => name.trim());
 for (const name of databases) {
   if (name !== 'sqlite' && name !== 'postgresql')
-    throw new Error(`unknown database ${name}\n${usage}`);
+    fail(bench, new UsageError(`unknown database ${name}`));
 }
 const postgresUrl = process.env.BENCH_POSTGRES_URL ?? DEFAULT_POSTGRES_URL;
 const plan = options.quick ? quickPlan : fullPlan;

@@ -259,6 +259,16 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     // A request stops at its time limit: then a retry may run it anew.
     leaseMs: config.limits.requestTimeoutMs + 1000,
   });
+  const persistedManifest = config.persistedOperationsOnly
+    ? loadPersistedManifest(config.persistedOperationsOnly)
+    : undefined;
+  if (persistedManifest) {
+    const { size } = persistedManifest;
+    logger.info(
+      { manifest: config.persistedOperationsOnly, operations: size },
+      `persisted operations only: the ${size} operation${size === 1 ? '' : 's'} of the manifest run, nothing else`,
+    );
+  }
   const graphql = createGraphQLEdge({
     database,
     shared,
@@ -269,9 +279,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     subscriptions,
     cache: state.cache !== undefined,
     developmentToken,
-    persistedManifest: config.persistedOperationsOnly
-      ? loadPersistedManifest(config.persistedOperationsOnly)
-      : undefined,
+    persistedManifest,
     idempotency,
   });
   const rest = createRestApi({

@@ -3,6 +3,7 @@ import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promise
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
+import { parseCommand } from './cli.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 /** Where `npm start` runs from: src/ compiled file by file (git-ignored). */
@@ -62,6 +63,12 @@ export async function build(): Promise<string[]> {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  parseCommand({
+    name: 'npm run build',
+    synopsis: '',
+    help: `Compiles src/ to dist/ with esbuild, one JavaScript file per TypeScript file, rewriting only the
+files whose output changed; npm start runs it first. It does not check types: npm run typecheck.`,
+  });
   const written = await build();
   if (written.length > 0) process.stderr.write(`dist/: ${written.length} files compiled\n`);
 }

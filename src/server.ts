@@ -7,6 +7,7 @@ import { ConfigError, loadConfig, loadDotEnv } from './config.js';
 import { classifyError } from './domain/errors.js';
 import { answerClientErrors } from './http/client-error.js';
 import { closeServer, withConnectionClose } from './http/close-server.js';
+import { listenFailure } from './http/listen-error.js';
 
 parseCommand({
   name: 'npm start',
@@ -51,14 +52,11 @@ const tracing = config.tracing
   : undefined;
 
 const app = await createApp(config).catch(exitOnConfigError);
-if (app.devSecret) {
-  const token = await mintDevelopmentToken(app.devSecret, 7 * 86400);
+const developmentToken = app.devSecret
+  ? await mintDevelopmentToken(app.devSecret, 7 * 86400)
+  : undefined;
+if (developmentToken) {
   app.logger.warn('development mode: no AUTH_JWT_SECRET, using a generated secret kept in ./data/');
-  // Printed for the developer at the console, never logged: logs redact tokens.
-  process.stderr.write(
-    `\nAll-scopes development token (7 days; \`npm run token -- <scopes>\` mints more):\n${token}\n` +
-      "GraphiQL's Headers and Swagger UI's Authorize start with one; the page at / shows one too.\n\n",
-  );
 }
 
 let stopping = false;
@@ -79,8 +77,9 @@ const server = serve(
       rest: `${url}/api`,
       restDocs: `${url}/api/docs`,
     };
+    const persisted = config.persistedOperationsOnly;
     app.logger.info(
-      { url, ...addresses, database: config.database.provider },
+      { url, ...addresses, database: config.database.provider, persistedOperationsOnly: persisted },
       `serving GraphQL on ${addresses.graphql}, REST on ${addresses.rest}`,
     );
     // For the person at the console; the log line above carries the same addresses.
@@ -89,10 +88,27 @@ const server = serve(
         `  GraphQL    ${addresses.graphql}\n` +
         `  GraphiQL   ${addresses.graphql} (open it in a browser)\n` +
         `  REST       ${addresses.rest}\n` +
-        `  REST docs  ${addresses.restDocs} (Swagger UI; the document is ${addresses.rest}/openapi.json)\n\n`,
+        `  REST docs  ${addresses.restDocs} (Swagger UI; the document is ${addresses.rest}/openapi.json)\n` +
+        (persisted
+          ? `  Persisted  only the operations of ${persisted} run (PERSISTED_OPERATIONS_ONLY)\n\n`
+          : '\n'),
     );
+    if (developmentToken) {
+      // Printed for the developer at the console, never logged: logs redact tokens.
+      process.stderr.write(
+        `All-scopes development token (7 days; \`npm run token -- <scopes>\` mints more):\n${developmentToken}\n` +
+          "GraphiQL's Headers and Swagger UI's Authorize start with one; the page at / shows one too.\n\n",
+      );
+    }
   },
 ) as Server;
+// A port in use or a HOST of another machine: one line saying what to do, not a stack trace.
+const refuseToStart = (error: unknown) => {
+  console.error(listenFailure(error, config.host, config.port));
+  process.exit(1);
+};
+server.once('error', refuseToStart);
+server.once('listening', () => server.off('error', refuseToStart));
 // Requests the HTTP parser rejects get a response with the Error shape, not Node's empty one.
 answerClientErrors(server);
 // Subscriptions over WebSocket share the port and the path (/graphql) with HTTP.

@@ -1,20 +1,62 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { database, databaseAvailable } from './helpers/app.js';
-import { runNode, tsx } from './helpers/process.js';
+import { projectRoot, runNode, tsx } from './helpers/process.js';
 
-/** Every command-line entry point: the npm script's name and what it runs. */
-const commands: [string, string[]][] = [
-  ['npm start', ['dist/server.js']],
-  ['npm run db:migrate', [tsx, 'src/db/migrate-cli.ts']],
-  ['npm run db:seed', [tsx, 'src/db/seed-cli.ts']],
-  ['npm run db:migration', [tsx, 'src/db/new-migration-cli.ts']],
-  ['npm run schema:print', [tsx, 'src/graphql/schema/print-cli.ts']],
-  ['npm run openapi:print', [tsx, 'src/rest/print-cli.ts']],
-  ['npm run token', [tsx, 'src/auth/token-cli.ts']],
-];
+const scripts = (
+  JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  }
+).scripts;
+
+/**
+ * The rows of docs/development.md's command table: the scripts a row names, and what its last
+ * column says `--help` prints ("its own", or the tool whose help it is).
+ */
+function documentedCommands(): { scripts: string[]; help: string }[] {
+  const text = readFileSync(join(projectRoot, 'docs/development.md'), 'utf8');
+  const table = text.split('## Commands')[1]?.split('\n## ')[0] ?? '';
+  return table
+    .split('\n')
+    .filter((line) => line.startsWith('| `npm'))
+    .map((line) => {
+      const cells = line.split('|').map((cell) => cell.trim());
+      const named = [...(cells[1] ?? '').matchAll(/`npm (?:run ([\w:.-]+)|(start|test|install))/g)];
+      return {
+        scripts: named.map((match) => (match[1] ?? match[2]) as string),
+        help: cells.at(-2) ?? '',
+      };
+    });
+}
+
+/** What npm runs for a script, as `node` arguments: `exec node x.js` or `tsx x.ts`. */
+function nodeArgs(script: string): string[] {
+  const [program, ...args] = script.replace(/^exec /, '').split(' ');
+  if (program === 'node') return args;
+  if (program === 'tsx') return [tsx, ...args];
+  throw new Error(`not a node or tsx command: ${script}`);
+}
+
+/** Every command that docs/development.md says answers its own --help: its name and what it runs. */
+const commands: [string, string[]][] = documentedCommands()
+  .filter((row) => row.help === 'its own')
+  .flatMap((row) => row.scripts)
+  .map((name) => [
+    name === 'start' ? 'npm start' : `npm run ${name}`,
+    nodeArgs(scripts[name] ?? ''),
+  ]);
+
+it('documents every npm script, and what its --help prints', () => {
+  const documented = documentedCommands().flatMap((row) => row.scripts);
+  // Lifecycle scripts run as parts of others (postinstall, prestart).
+  const runnable = Object.keys(scripts).filter((name) => !/^(pre|post)/.test(name));
+  expect(runnable.filter((name) => !documented.includes(name))).toEqual([]);
+  expect(commands.map(([name]) => name)).toEqual(
+    expect.arrayContaining(['npm start', 'npm run dev', 'npm run build', 'npm run token']),
+  );
+});
 
 /** A database file no command may create when it only explains itself. */
 const untouched = join(tmpdir(), `petstore-cli-${process.pid}.db`);

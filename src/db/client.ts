@@ -1,5 +1,3 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
@@ -8,6 +6,7 @@ import type { DatabaseConfig } from '../config.js';
 import { PrismaClient as PostgresPrismaClient } from '../generated/postgresql/client.js';
 import { PrismaClient } from '../generated/sqlite/client.js';
 import { DatabaseClosedError } from './errors.js';
+import { prepareSqliteFile } from './sqlite-file.js';
 
 /**
  * The Prisma client type used across the code base. Both variants have the same API; the code is
@@ -174,7 +173,7 @@ export function createAdapterFactory(
   lockTimeoutMs = BULK_TRANSACTION_MS,
 ): AdapterFactory {
   if (config.provider === 'sqlite') {
-    mkdirSync(dirname(config.file), { recursive: true });
+    prepareSqliteFile(config.file);
     const factory = new PrismaBetterSqlite3({ url: config.file, timeout: lockTimeoutMs });
     return {
       factory: withPragmas(outsideTransactions(factory), SQLITE_PRAGMAS),

@@ -9,6 +9,7 @@ import { type TokenVerifier, viewerOf } from '../auth/tokens.js';
 import { anonymous, type Viewer } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
 import { rawErrorResponse } from '../http/client-error.js';
+import type { AccessLogFields } from '../http/env.js';
 import type { Logger } from '../logger.js';
 import { clientKey, type RateLimits } from '../rate-limit/middleware.js';
 import { type Handshake, traceHandshake } from '../tracing/http.js';
@@ -35,8 +36,16 @@ export interface WebSocketTransport {
   close(): Promise<void>;
 }
 
-/** What a connection learned from its `connection_init`: the caller. */
-type Connection = { viewer?: Viewer; client?: string };
+/** A subscription on a connection, as its log lines describe it. */
+interface Logged {
+  requestId: string;
+  fields: AccessLogFields;
+  started: number;
+  events: number;
+}
+
+/** What a connection learned from its `connection_init` (the caller), and its subscriptions. */
+type Connection = { viewer?: Viewer; client?: string; logged?: Map<string, Logged> };
 
 /** Close code of a refused `connection_init` (graphql-ws's Forbidden), with the reason why. */
 const REFUSED = 4403;
@@ -185,13 +194,20 @@ export function serveWebSockets(server: Server, options: WebSocketOptions): WebS
         }
         ctx.extra.socket.once('close', release);
         ctx.extra.client = client;
+        ctx.extra.logged = new Map();
         return true;
       },
-      async onSubscribe(ctx, _id, payload: SubscribePayload) {
+      async onSubscribe(ctx, id, payload: SubscribePayload) {
+        const logged: Logged = { requestId: randomUUID(), fields: {}, started: 0, events: 0 };
+        const subject = ctx.extra.viewer?.subject;
         const client = ctx.extra.client ?? 'unknown';
         const window = await limits.requests?.count(client);
         if (window?.refused) {
           const message = `Too many requests; wait ${window.resetSeconds} s and try again (each subscribe message counts)`;
+          logger.info(
+            { requestId: logged.requestId, transport: 'websocket', code: 'RATE_LIMITED', subject },
+            'subscription refused',
+          );
           return [graphql.errorOf(new DomainError('RATE_LIMITED', message))];
         }
         const result = await graphql.run(
@@ -202,16 +218,31 @@ export function serveWebSockets(server: Server, options: WebSocketOptions): WebS
             extensions: payload.extensions ?? undefined,
           },
           {
-            requestId: randomUUID(),
+            requestId: logged.requestId,
             viewer: ctx.extra.viewer ?? anonymous,
             client,
             transport: 'websocket',
             costAccount: limits.cost?.account(client),
+            // The operation's name, as the access line of an HTTP request gets it.
+            accessLog: logged.fields,
           },
         );
+        const { requestId, fields } = logged;
         // Refused before it subscribed (no error has a path): graphql-ws's error message.
-        if (!isStream(result) && !result.errors?.every((error) => error.path))
+        if (!isStream(result) && !result.errors?.every((error) => error.path)) {
+          const code = result.errors?.map((error) => error.extensions?.code).join(',');
+          logger.info(
+            { requestId, transport: 'websocket', operation: fields.operation, code, subject },
+            'subscription refused',
+          );
           return result.errors ?? [new GraphQLError('The operation did not subscribe')];
+        }
+        logged.started = performance.now();
+        ctx.extra.logged?.set(id, logged);
+        logger.info(
+          { requestId, transport: 'websocket', operation: fields.operation, subject },
+          'subscription started',
+        );
         // A stream, or a subscription field that failed (a scope): its events, then complete.
         return {
           schema: {} as never,
@@ -219,8 +250,29 @@ export function serveWebSockets(server: Server, options: WebSocketOptions): WebS
           rootValue: result,
         };
       },
-      onNext: (_ctx, _id, _payload, _args, result: ExecutionResult) =>
-        result.errors ? { ...result, errors: result.errors.map(contractJson) } : result,
+      onNext: (ctx, id, _payload, _args, result: ExecutionResult) => {
+        const logged = ctx.extra.logged?.get(id);
+        if (logged) logged.events++;
+        return result.errors ? { ...result, errors: result.errors.map(contractJson) } : result;
+      },
+      // After the last event, whoever ended it: the client, the server, or the socket closing.
+      onComplete(ctx, id) {
+        const logged = ctx.extra.logged?.get(id);
+        if (!logged) return;
+        ctx.extra.logged?.delete(id);
+        const durationMs = Math.round(performance.now() - logged.started);
+        logger.info(
+          {
+            requestId: logged.requestId,
+            transport: 'websocket',
+            operation: logged.fields.operation,
+            subject: ctx.extra.viewer?.subject,
+            events: logged.events,
+            durationMs,
+          },
+          'subscription ended',
+        );
+      },
       onError: (_ctx, _id, _payload, errors) => errors.map(contractJson),
       jsonMessageReviver: hashOnlyPayloads,
     },

@@ -30,6 +30,7 @@ import { createContext, type GraphQLContext } from './context.js';
 import { demandControl } from './demand-control.js';
 import { createDocumentCache, forgetInvalidDocuments } from './documents.js';
 import { createErrorHandling } from './errors.js';
+import { graphiqlOptions } from './graphiql-options.js';
 import { idempotentMutations } from './idempotency.js';
 import { batchRules, costLimit, costRule, queryLimits } from './limits.js';
 import { ListItemBudget } from './list-items.js';
@@ -83,21 +84,6 @@ const subscriptionsOnlyOverWebSocket: Plugin<{ transport?: string }> = {
     );
   },
 };
-
-const exampleQuery = `# Welcome to the Pet Store gateway. Press the run button to try this query.
-# REST API docs: /api/docs
-# What a request costs is in the response's extensions.cost (requested before it ran, actual
-# after, and your budget: throttleStatus); the weights are the @cost and @listSize directives of
-# the schema (Docs).
-query AvailablePets {
-  pets(first: 5, status: available) {
-    totalCount
-    edges {
-      node { id name status category { name } inventory { quantity } }
-    }
-  }
-}
-`;
 
 /**
  * Yoga's responses are built with the `Response` that is global when a request runs. Under
@@ -280,14 +266,7 @@ function createYogaServer(
     graphqlEndpoint: '/graphql',
     cors: false, // the app's one policy for /graphql and /api (src/http/cors.ts)
     landingPage: false,
-    graphiql: async () => ({
-      title: 'Pet Store gateway · <a href="/api/docs">REST API docs</a>',
-      defaultQuery: exampleQuery,
-      // Development only: the Headers tab starts with the all-scopes development token.
-      ...(developmentToken
-        ? { headers: JSON.stringify({ Authorization: `Bearer ${await developmentToken()}` }) }
-        : {}),
-    }),
+    graphiql: graphiqlOptions({ schema, manifest: persistedManifest, developmentToken }),
     renderGraphiQL: renderGraphiQLPage,
     maskedErrors: { maskError },
     logging: {

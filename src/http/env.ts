@@ -4,6 +4,8 @@ import type { DomainError } from '../domain/errors.js';
 /** What an edge adds to its request's access line (GraphQL: the operation names). */
 export interface AccessLogFields {
   operation?: string;
+  /** The error codes of the answer (src/http/access-log-fields.ts). */
+  code?: string;
 }
 
 /** A caller's GraphQL cost budget at one moment, in Shopify's `throttleStatus` shape. */

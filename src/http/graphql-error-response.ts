@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { type ErrorCode, errorStatus } from '../domain/errors.js';
+import { JSON_CONTENT_TYPE } from './content-type.js';
 
 /**
  * An error on /graphql answered by the app's middleware instead of Yoga (an invalid token, the
@@ -17,7 +18,7 @@ export function graphqlErrorResponse(
   const accept = c.req.header('accept') ?? '';
   const contentType = accept.includes('application/graphql-response+json')
     ? 'application/graphql-response+json; charset=utf-8'
-    : 'application/json; charset=utf-8';
+    : JSON_CONTENT_TYPE;
   const status = errorStatus[code];
   return new Response(JSON.stringify({ errors: [{ message, extensions: { code, status } }] }), {
     status,

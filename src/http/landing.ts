@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import type { DevelopmentToken } from '../auth/dev-secret.js';
+import { JSON_CONTENT_TYPE } from './content-type.js';
 
 /** Where everything is: what `GET /` lists, for people and for programs. */
 const links = {
@@ -54,6 +55,8 @@ ${items}
 `;
 }
 
+const json = { 'Content-Type': JSON_CONTENT_TYPE };
+
 /**
  * `GET /`: a page of links for a browser (with an all-scopes token in development, when the
  * server generated its secret), the same links as JSON for any other client; `GET /api`: the
@@ -64,7 +67,9 @@ export function landingRoutes(developmentToken: DevelopmentToken): Hono {
     .get('/', async (c) => {
       if ((c.req.header('accept') ?? '').includes('text/html'))
         return c.html(page(await developmentToken?.()));
-      return c.json({ name: 'Pet Store gateway', links });
+      return c.json({ name: 'Pet Store gateway', links }, 200, json);
     })
-    .get('/api', (c) => c.json({ resources, documentation: links.openapi, docs: links.restDocs }));
+    .get('/api', (c) =>
+      c.json({ resources, documentation: links.openapi, docs: links.restDocs }, 200, json),
+    );
 }

@@ -16,8 +16,8 @@ function setResponseHeader(c: Context, name: string, value: string) {
 /**
  * Gives each request its id (a sane incoming `X-Request-Id`, else a new one), echoes it on the
  * response, and writes one JSON access line when the response is ready. Only the method, the path
- * (never the query string), the operation name, the status, the duration and the token subject
- * are logged: no headers, so no tokens.
+ * (never the query string), the operation name, the status, the error codes the answer carries, the
+ * duration and the token subject are logged: no headers, so no tokens.
  */
 export function accessLog(logger: Logger): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -37,10 +37,13 @@ export function accessLog(logger: Logger): MiddlewareHandler<AppEnv> {
       path: c.req.path,
       operation: fields.operation,
       status,
+      code: fields.code,
       durationMs: Math.round((performance.now() - started) * 10) / 10,
       subject: c.get('viewer')?.subject,
     };
     if (status >= 500) logger.error(line, 'request');
+    // The pages' scripts and styles: a page load is a dozen of them.
+    else if (c.req.path.startsWith('/assets/')) logger.debug(line, 'request');
     else logger.info(line, 'request');
   };
 }

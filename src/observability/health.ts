@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import type { Database } from '../db/client.js';
 import { DomainError, unavailableMessage } from '../domain/errors.js';
+import { JSON_CONTENT_TYPE } from '../http/content-type.js';
 import type { AppEnv } from '../http/env.js';
 import type { Logger } from '../logger.js';
 import { logFailure } from './log-throttle.js';
@@ -23,7 +24,7 @@ async function ping(database: Database): Promise<void> {
   }
 }
 
-const noStore = { 'Cache-Control': 'no-store' };
+const noStore = { 'Cache-Control': 'no-store', 'Content-Type': JSON_CONTENT_TYPE };
 
 /**
  * `/health/live`: the process runs. `/health/ready`: the database answers a trivial query, else

@@ -9,6 +9,7 @@ import {
   type ErrorBounds,
 } from '../domain/errors.js';
 import { PreconditionFailed } from '../domain/versions.js';
+import { noteErrorCode } from '../http/access-log-fields.js';
 import type { AppEnv } from '../http/env.js';
 import { KeyInFlight } from '../idempotency/keys.js';
 import type { Logger } from '../logger.js';
@@ -55,6 +56,7 @@ export function restErrorHandler(logger: Logger, bounds: ErrorBounds): ErrorHand
   return (error, c) => {
     const { body, log, headers } = answerOf(error, bounds);
     recordFailure(body);
+    noteErrorCode(c.get('accessLog'), body.code);
     logFailure(logger, log, {
       err: error,
       requestId: c.get('requestId'),

@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { createSharedReads } from '../db/shared-reads.js';
+import { noteErrorCode } from '../http/access-log-fields.js';
 import type { AppEnv } from '../http/env.js';
 import {
   fingerprint,
@@ -59,7 +60,13 @@ export async function runIdempotent(
   const url = new URL(c.req.url);
   const print = fingerprint(c.req.method, `${url.pathname}${url.search}`, body);
   const begun = await keys.begin(caller, key, print);
-  if (begun.kind === 'replay') return replay(begun.response);
+  if (begun.kind === 'replay') {
+    // A replayed refusal is logged with its code, like the first answer.
+    if (begun.response.status >= 400) {
+      noteErrorCode(c.get('accessLog'), JSON.parse(begun.response.body).code);
+    }
+    return replay(begun.response);
+  }
   try {
     return await begun.request.commit(async ({ db, changes }) => {
       const domain = { ...deps.domain, db, changes };

@@ -132,7 +132,11 @@ const ifMatch = z.object({
         '`PRECONDITION_FAILED` with the current `ETag`, and nothing changes. `*` only requires ' +
         'that the resource exists. Checked and written in one atomic step: of several writers ' +
         'holding the same version, exactly one succeeds.',
-      example: '"3"',
+      // The one value that cannot go stale: a version example would be refused once the
+      // resource changes (as Swagger UI's "Execute" sends it). On the parameter too, for the
+      // tools that read only that one (Dredd).
+      example: '*',
+      param: { example: '*' },
     }),
 });
 
@@ -146,7 +150,7 @@ const ifNoneMatchOnPut = z.object({
         '`*`: replace only where the resource does not exist; as a PUT here never creates, a ' +
         'resource that exists is 412 `PRECONDITION_FAILED` (with its current `ETag`) and nothing ' +
         'changes. A list of `ETag`s: 412 while the resource is at one of those versions.',
-      example: '*',
+      // No example: every value a PUT could be sent with by Swagger UI's "Execute" is a refusal.
     }),
 });
 
@@ -168,14 +172,16 @@ const idempotencyKey = z.object({
         "`IDEMPOTENCY_KEY_IN_FLIGHT`. Keys belong to the token's subject: a key without a token " +
         'that has a subject (`sub`) is 400 `VALIDATION_FAILED`. Responses of 500 and ' +
         'above, 401, 403 and 429 are not recorded: their retry runs anew.',
-      example: '4f1c2a8e-9b7d-4c55-8e2f-0d3b6a1c9e77',
+      // No example: one fixed key, sent by Swagger UI's "Execute" with every write, would be
+      // refused as reused from the second operation on.
     }),
 });
 
 /** On the answers of a POST or PATCH sent with an `Idempotency-Key`. */
 const replayedHeader: HeaderDoc = {
   description:
-    '`true` when this is the response recorded for the `Idempotency-Key`, sent again: the request ran before.',
+    '`true` when this is the response recorded for the `Idempotency-Key`, sent again: the request ' +
+    'ran before. Absent from every other response.',
   schema: string,
 };
 

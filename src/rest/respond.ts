@@ -4,10 +4,11 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { strongETag } from '../cache/validators.js';
 import type { PetStatus } from '../domain/pets.js';
 import { versionOf } from '../domain/versions.js';
+import { JSON_CONTENT_TYPE } from '../http/content-type.js';
 import { stringifyJson } from './json.js';
 import type { Category, InventoryItem, Order, Pet } from './schemas.js';
 
-export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+export { JSON_CONTENT_TYPE };
 
 /**
  * A JSON response; bigints are written as exact JSON numbers. A read's answer carries a strong

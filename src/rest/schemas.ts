@@ -204,7 +204,8 @@ export const ErrorBody = z
  */
 export const idParam = (param: string, description: string, example = 1) =>
   z.string().openapi({
-    param: { name: param, in: 'path' },
+    // On the parameter too: tools that read only the parameter's own example (Dredd) find it.
+    param: { name: param, in: 'path', example },
     type: 'integer',
     format: 'int64',
     minimum: 1,

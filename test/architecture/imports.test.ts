@@ -14,7 +14,7 @@ const layers: readonly (readonly string[])[] = [
   // both edges call them. They load nothing until the SDK (tracing/sdk.ts, imported dynamically by
   // server.ts alone) turns them on, so a layer this low costs nothing when tracing is off.
   ['tracing'],
-  ['logger', 'cli', 'build'],
+  ['logger', 'cli'],
   ['generated'],
   ['db'],
   ['domain'],
@@ -25,7 +25,8 @@ const layers: readonly (readonly string[])[] = [
   ['changes', 'cache', 'rate-limit', 'idempotency'],
   ['graphql', 'rest'],
   ['app'],
-  ['server'],
+  // The entry points that nothing in src/ imports: the server, its watcher, the build.
+  ['server', 'dev', 'build'],
 ];
 
 const src = fileURLToPath(new URL('../../src/', import.meta.url));

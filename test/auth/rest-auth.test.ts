@@ -115,6 +115,8 @@ describeDb('authorisation over REST', () => {
       });
       expectError(response, 401, 'UNAUTHENTICATED');
       expect(response.headers.get('www-authenticate')).toMatch(/^Bearer .*error="invalid_token"/);
+      // The same content type as every other JSON answer.
+      expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
     }
   });
 });

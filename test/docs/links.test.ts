@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { errorStatus } from '../../src/domain/errors.js';
 
 const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -87,6 +88,48 @@ function npmRunScripts(text: string): string[] {
   return names;
 }
 
+/** The codes of the error table in docs/api.md: the first column of its "## Errors" section. */
+function errorTableCodes(): Set<string> {
+  const text = readFileSync(join(projectRoot, 'docs/api.md'), 'utf8');
+  const section = text.split('\n## Errors\n')[1]?.split('\n## ')[0] ?? '';
+  const codes = new Set<string>();
+  for (const row of section.split('\n').filter((line) => line.startsWith('| `'))) {
+    for (const match of (row.split('|')[1] ?? '').matchAll(/`([A-Z_]+)`/g))
+      codes.add(match[1] as string);
+  }
+  return codes;
+}
+
+/** Environment variables: those of .env.example, OpenTelemetry's and the tests' own. */
+const environmentVariables = new Set(
+  [
+    ...readFileSync(join(projectRoot, '.env.example'), 'utf8').matchAll(/^([A-Z][A-Z0-9_]*)=/gm),
+  ].map((match) => match[1] as string),
+);
+const isVariable = (name: string) =>
+  environmentVariables.has(name) || /^(OTEL|TEST|BENCH)_/.test(name) || name === 'CHROMIUM_PATH';
+
+/** Names in code spans that look like error codes and are not: each says why. */
+const notErrorCodes = new Set([
+  'BAD_REQUEST', // Yoga's own code, named where the docs say it is never answered
+  'MALLOC_ARENA_MAX', // glibc's variable, in the bench notes
+  'BEFORE_TRACING', // a label of the bench notes
+]);
+
+/** Words in code spans (outside code blocks) that name an error code: SCREAMING_SNAKE, or a code. */
+function namedCodes(text: string): string[] {
+  const names: string[] = [];
+  for (const span of split(text).prose.matchAll(/`([^`\n]+)`/g)) {
+    for (const [word] of (span[1] as string).matchAll(
+      /\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b|\b[A-Z]{4,}\b/g,
+    )) {
+      if (word.includes('_') ? !isVariable(word) && !notErrorCodes.has(word) : word in errorStatus)
+        names.push(word);
+    }
+  }
+  return names;
+}
+
 const scripts = Object.keys(
   (
     JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as {
@@ -135,7 +178,25 @@ describe('the documentation', () => {
     expect(unknown).toEqual([]);
   });
 
+  it('lists every error code in the error table of docs/api.md, and names no code the table lacks', () => {
+    const table = errorTableCodes();
+    expect(Object.keys(errorStatus).filter((code) => !table.has(code))).toEqual([]);
+    const unknown: string[] = [];
+    for (const file of files) {
+      for (const code of namedCodes(readFileSync(file, 'utf8'))) {
+        if (!table.has(code)) unknown.push(`${relative(projectRoot, file)}: ${code}`);
+      }
+    }
+    expect(unknown).toEqual([]);
+  });
+
   it('is checked by rules that catch what they should', () => {
+    expect(
+      namedCodes(
+        'a `412 PRECONDITION_FAILED`, `DATABASE_URL`, `OTEL_SDK_DISABLED`, `FORBIDDEN`, `GET`, ' +
+          '`JSON`, `NO_SUCH_CODE`\n```\nSTILL_NOT_A_CODE\n```',
+      ),
+    ).toEqual(['PRECONDITION_FAILED', 'FORBIDDEN', 'NO_SUCH_CODE']);
     expect(anchorOf('Running several replicas')).toBe('running-several-replicas');
     expect(anchorOf('The `App` and `createApp`')).toBe('the-app-and-createapp');
     expect(anchorOf('Node.js versions')).toBe('nodejs-versions');

@@ -39,13 +39,21 @@ export function childDatabase() {
   };
 }
 
-/** Runs `node <args>` in the project with extra environment variables; resolves when it exits. */
-export function runNode(args: string[], env: Record<string, string> = {}) {
+/**
+ * Runs `node <args>` in the project with extra environment variables; resolves when it exits. A
+ * process still running after `timeoutMs` is killed (its code is then null).
+ */
+export function runNode(
+  args: string[],
+  env: Record<string, string> = {},
+  { timeoutMs }: { timeoutMs?: number } = {},
+) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
     const child = spawn(process.execPath, args, {
       cwd: projectRoot,
       env: { ...process.env, ...env },
     });
+    const killer = timeoutMs ? setTimeout(() => child.kill('SIGKILL'), timeoutMs) : undefined;
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => {
@@ -54,6 +62,9 @@ export function runNode(args: string[], env: Record<string, string> = {}) {
     child.stderr.on('data', (chunk) => {
       stderr += chunk;
     });
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+    child.on('exit', (code) => {
+      clearTimeout(killer);
+      resolve({ code, stdout, stderr });
+    });
   });
 }

@@ -173,3 +173,69 @@ describeDb('LOG_LEVEL', () => {
     }
   });
 });
+
+describeDb('access log: what went wrong, and what is routine', () => {
+  const logs = captureLogs('debug');
+  const app = useTestApp({}, { logger: logs.logger });
+  const summary = () =>
+    logs.accessLines().map(({ level, path, status, code }) => ({ level, path, status, code }));
+
+  it('carries the error code of every 4xx, on both edges', async () => {
+    logs.clear();
+    await app().fetch(get('/api/no/such/route'));
+    await app().fetch(get('/api/pets/abc'));
+    await app().fetch(get('/api/pets', { authorization: 'Bearer not-a-token' }));
+    await app().fetch(postGraphQL({ query: '{ pets(' }));
+    await app().fetch(get('/graphql?query=%7B%20categories%20%7B%20id%20%7D%20%7D', {}));
+    expect(summary()).toEqual([
+      { level: 30, path: '/api/no/such/route', status: 404, code: 'NOT_FOUND' },
+      { level: 30, path: '/api/pets/abc', status: 400, code: 'VALIDATION_FAILED' },
+      { level: 30, path: '/api/pets', status: 401, code: 'UNAUTHENTICATED' },
+      { level: 30, path: '/graphql', status: 400, code: 'GRAPHQL_PARSE_FAILED' },
+      { level: 30, path: '/graphql', status: 200, code: undefined },
+    ]);
+  });
+
+  it('carries the code of a refusal replayed for its Idempotency-Key', async () => {
+    const order = async () =>
+      app().fetch(
+        new Request('http://petstore.test/api/store/orders', {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${await app().token()}`,
+            'content-type': 'application/json',
+            'idempotency-key': 'access-log-replay',
+          },
+          body: JSON.stringify({ petId: 999999999, quantity: 1 }),
+        }),
+      );
+    logs.clear();
+    const [first, again] = [await order(), await order()];
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect([first.status, again.status]).toEqual([422, 422]);
+    expect(summary().map(({ code }) => code)).toEqual(['UNKNOWN_PET', 'UNKNOWN_PET']);
+  });
+
+  it('carries the codes of GraphQL errors answered with 200: partial data, request errors under application/json', async () => {
+    logs.clear();
+    // Anonymous: `orders` fails alone, the pets arrive.
+    await app().fetch(
+      postGraphQL({ query: '{ pets(first: 1) { totalCount } orders { totalCount } }' }),
+    );
+    await app().fetch(postGraphQL({ query: '{ nope }' }, { accept: 'application/json' }));
+    expect(summary()).toEqual([
+      { level: 30, path: '/graphql', status: 200, code: 'UNAUTHENTICATED' },
+      { level: 30, path: '/graphql', status: 200, code: 'GRAPHQL_VALIDATION_FAILED' },
+    ]);
+  });
+
+  it('writes the lines of static assets at debug, so that a page load is one info line', async () => {
+    logs.clear();
+    await app().fetch(get('/api/docs', { accept: 'text/html' }));
+    await app().fetch(get('/assets/swagger-ui/init.js'));
+    expect(summary()).toEqual([
+      { level: 30, path: '/api/docs', status: 200, code: undefined },
+      { level: 20, path: '/assets/swagger-ui/init.js', status: 200, code: undefined },
+    ]);
+  });
+});

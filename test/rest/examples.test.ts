@@ -4,8 +4,10 @@ import { describeDb, useTestApp } from '../helpers/app.js';
 import { rest } from '../helpers/rest.js';
 
 /**
- * Swagger UI's "Try it out" sends the document's examples: every operation, executed unchanged
- * from the top of the page to the bottom with the development token, succeeds on the sample data.
+ * Swagger UI's "Try it out" sends the document's examples, those of headers included: every
+ * operation, executed unchanged from the top of the page to the bottom with the development token,
+ * succeeds on the sample data. (test/browser/swagger-execute.test.ts clicks through the page
+ * itself; this one runs without a browser, on the app's fetch handler.)
  */
 
 interface Schema {
@@ -17,7 +19,7 @@ interface Schema {
 }
 
 interface Operation {
-  parameters?: { name: string; in: string; schema: Schema }[];
+  parameters?: { name: string; in: string; example?: unknown; schema: Schema }[];
   requestBody?: { content: Record<string, { schema: Schema }> };
 }
 
@@ -62,10 +64,16 @@ describeDb('the REST examples', () => {
       for (const [method, operation] of Object.entries(operations)) {
         const url = path.replace(/\{(\w+)\}/g, (_, name: string) => {
           const parameter = operation.parameters?.find((p) => p.in === 'path' && p.name === name);
-          return String(parameter?.schema.example);
+          return String(parameter?.example);
         });
         const json = exampleBody(operation);
-        const response = await rest(app(), method.toUpperCase(), url, json ? { json } : {});
+        const headers: Record<string, string> = {};
+        for (const parameter of operation.parameters ?? []) {
+          const example = parameter.example ?? parameter.schema.example;
+          if (parameter.in === 'header' && example !== undefined)
+            headers[parameter.name] = String(example);
+        }
+        const response = await rest(app(), method.toUpperCase(), url, { headers, json });
         if (response.status >= 300)
           failures.push(`${method.toUpperCase()} ${url}: ${response.status} ${response.text}`);
       }
