@@ -9,7 +9,9 @@ import { type TokenVerifier, viewerOf } from '../auth/tokens.js';
 import { anonymous, type Viewer } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
 import { rawErrorResponse } from '../http/client-error.js';
+import type { ClientName } from '../http/env.js';
 import type { Logger } from '../logger.js';
+import type { ClientNames } from '../observability/client-name.js';
 import { clientKey } from '../rate-limit/middleware.js';
 import { type Handshake, traceHandshake } from '../tracing/http.js';
 import type { GraphQLEdge, GraphQLResult } from './yoga.js';
@@ -23,6 +25,8 @@ export interface WebSocketOptions {
   /** The largest message accepted, in bytes (the body limit of HTTP requests). */
   maxPayload: number;
   logger: Logger;
+  /** The client a connection names: in its upgrade request's headers, else in `connection_init`. */
+  clientNames: ClientNames;
 }
 
 export interface WebSocketTransport {
@@ -31,7 +35,7 @@ export interface WebSocketTransport {
 }
 
 /** What a connection learned from its `connection_init`: the caller. */
-type Connection = { viewer?: Viewer; client?: string };
+type Connection = { viewer?: Viewer; client?: string; clientName?: ClientName };
 
 /** Close code of a refused `connection_init` (graphql-ws's Forbidden), with the reason why. */
 const REFUSED = 4403;
@@ -89,7 +93,7 @@ function refuseUpgrade(socket: Duplex, handshake: Handshake, { error, headers }:
  * pipeline (`GraphQLEdge.run`), so it meets every policy an HTTP request meets.
  */
 export function serveWebSockets(server: Server, options: WebSocketOptions): WebSocketTransport {
-  const { graphql, verify, logger } = options;
+  const { graphql, verify, logger, clientNames } = options;
   const sockets = new WebSocketServer({ noServer: true, maxPayload: options.maxPayload });
   let closing = false;
 
@@ -136,6 +140,16 @@ export function serveWebSockets(server: Server, options: WebSocketOptions): WebS
         }
         const address = ctx.extra.request.socket.remoteAddress ?? 'unknown';
         ctx.extra.client = clientKey(ctx.extra.viewer, address);
+        const params = ctx.connectionParams ?? {};
+        ctx.extra.clientName = clientNames.of((name) => {
+          const header = ctx.extra.request.headers[name];
+          const param = params[name];
+          return typeof header === 'string'
+            ? header
+            : typeof param === 'string'
+              ? param
+              : undefined;
+        });
         return true;
       },
       async onSubscribe(ctx, _id, payload: SubscribePayload) {
@@ -150,6 +164,7 @@ export function serveWebSockets(server: Server, options: WebSocketOptions): WebS
             requestId: randomUUID(),
             viewer: ctx.extra.viewer ?? anonymous,
             client: ctx.extra.client ?? 'unknown',
+            ...(ctx.extra.clientName ? { clientName: ctx.extra.clientName } : {}),
             transport: 'websocket',
           },
         );

@@ -1,6 +1,16 @@
 import type { Viewer } from '../domain/context.js';
 import type { DomainError } from '../domain/errors.js';
 
+/**
+ * The client a request names in its `graphql-client-name` / `graphql-client-version` headers (or
+ * Apollo Client's `apollographql-client-*`), as bounded label values: `unknown` when it names none,
+ * `other` past the configured number of names or versions (src/observability/client-name.ts).
+ */
+export interface ClientName {
+  readonly name: string;
+  readonly version: string;
+}
+
 /** What an edge adds to its request's access line (GraphQL: the operation names). */
 export interface AccessLogFields {
   operation?: string;
@@ -40,6 +50,8 @@ export interface AppEnv {
     requestId: string;
     /** The caller, from the request's bearer token; anonymous without one. */
     viewer: Viewer;
+    /** The client the request names in its headers, bounded (`unknown` when it names none). */
+    clientName: ClientName;
     /** Fields an edge adds to the request's access log line. */
     accessLog: AccessLogFields;
     /** Aborted when the request runs past its time limit: work for it should stop. */
