@@ -51,6 +51,7 @@ import { allRoutes } from './rest/routes/index.js';
 import { restUsage } from './rest/usage.js';
 import { tracingEnabled } from './tracing/hooks.js';
 import { traceHttp } from './tracing/http.js';
+import { countCachedAnswers } from './usage/cached-answers.js';
 import { UsageRecorder } from './usage/recorder.js';
 import { usageRoutes } from './usage/route.js';
 
@@ -194,6 +195,8 @@ function routes(options: RoutesOptions): Hono<AppEnv> {
   );
   // A public read the cache holds is answered here, before either edge runs.
   const cache = responseCache({ store: state.cache, metrics });
+  // An answer from the cache runs no operation: it counts what its entry notes it used.
+  if (state.cache && usage.enabled) app.use('/graphql', countCachedAnswers(usage));
   for (const path of edges) app.use(path, cache);
   app.on(['GET', 'POST', 'OPTIONS'], '/graphql', (c) =>
     graphql.yoga.fetch(c.req.raw, {
@@ -201,6 +204,7 @@ function routes(options: RoutesOptions): Hono<AppEnv> {
       viewer: c.get('viewer'),
       client: clientKey(c.get('viewer'), clientAddress(c)),
       clientName: c.get('clientName'),
+      usageNote: c.get('usageNote'),
       accessLog: c.get('accessLog'),
       signal: c.get('signal'),
       cacheable: c.get('cacheable'),

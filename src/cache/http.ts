@@ -187,6 +187,8 @@ export function responseCache({ store, metrics }: ResponseCacheOptions): Middlew
     const { response: cached, generation } = await store.lookup(key);
     if (cached) {
       metrics.cacheHits.inc({ edge });
+      const note = c.get('usageNote');
+      if (note && cached.usage) note.fromCache = cached.usage;
       return await fromCache(c, cached);
     }
     metrics.cacheMisses.inc({ edge });
@@ -203,7 +205,13 @@ export function responseCache({ store, metrics }: ResponseCacheOptions): Middlew
       const value = c.res.headers.get(name);
       if (value !== null) headers[name] = value;
     }
-    const response = { headers, body: kept, etag: etagOf(c.res, kept) };
+    const usage = c.get('usageNote')?.coordinates;
+    const response = {
+      headers,
+      body: kept,
+      etag: etagOf(c.res, kept),
+      ...(usage ? { usage } : {}),
+    };
     if (tags) await store.set(key, response, tags, generation);
     const answer = isRead(c.req.method)
       ? withValidators(c, body, new Headers(c.res.headers), response.etag)

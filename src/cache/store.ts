@@ -7,6 +7,8 @@ export interface CachedResponse {
   headers: Record<string, string>;
   body: string;
   etag: string;
+  /** What the answer's GraphQL operations used (UsageNote): a hit counts it for its client. */
+  usage?: string | undefined;
 }
 
 /** A lookup's answer: the stored response (undefined on a miss) and the store's generation then. */
@@ -34,4 +36,4 @@ export interface CacheStore {
 
 /** The size a response takes in the cache's byte bound. */
 export const responseBytes = (response: CachedResponse) =>
-  response.body.length + response.etag.length + 64;
+  response.body.length + response.etag.length + (response.usage?.length ?? 0) + 64;

@@ -16,7 +16,7 @@ import { type ChangeFeed, readOnly } from '../domain/changes.js';
 import type { Viewer } from '../domain/context.js';
 import { anonymous } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
-import type { AccessLogFields, ClientName, CostAccount } from '../http/env.js';
+import type { AccessLogFields, ClientName, CostAccount, UsageNote } from '../http/env.js';
 import { renderGraphiQLPage } from '../http/graphiql.js';
 import type { Idempotency } from '../idempotency/keys.js';
 import type { Logger } from '../logger.js';
@@ -139,6 +139,8 @@ export interface ServerContext {
   client: string;
   /** The client the request names in its headers (bounded); none: `unknown`. */
   clientName?: ClientName;
+  /** Where the usage counting notes what the answer used, for the response cache to keep. */
+  usageNote?: UsageNote | undefined;
   accessLog?: AccessLogFields;
   /** The request's time limit; operations over a WebSocket have none. */
   signal?: AbortSignal;

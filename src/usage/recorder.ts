@@ -60,6 +60,8 @@ export class UsageRecorder {
   #tallies = 0;
   /** One-coordinate lists, so that the coordinates of variables are tallied like a document's. */
   #singles = new Map<string, readonly string[]>();
+  /** Lists written as text (what the response cache keeps with an answer), one array per text. */
+  readonly #listed = new Map<string, readonly string[]>();
   /** Rows a write could not store, tried again with the next one. */
   #retry: UsageCountRow[] = [];
   #writes: Promise<void> = Promise.resolve();
@@ -135,6 +137,24 @@ export class UsageRecorder {
       }
       this.record(api, single, client, now);
     }
+  }
+
+  /**
+   * Counts one use of the space-separated coordinates of `text`, the note an answer from the
+   * response cache carries (UsageNote): one list per distinct text, at most `bufferEntries` texts.
+   */
+  recordListed(api: Api, text: string, client: ClientName, now = Date.now()): void {
+    let list = this.#listed.get(text);
+    if (!list) {
+      const coordinates = text.split(' ');
+      if (this.#listed.size >= this.#options.bufferEntries) {
+        this.recordEach(api, coordinates, client, now);
+        return;
+      }
+      list = coordinates;
+      this.#listed.set(text, list);
+    }
+    this.record(api, list, client, now);
   }
 
   /**
