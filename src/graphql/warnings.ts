@@ -142,7 +142,9 @@ export function stabilityWarnings(): Plugin {
       );
       if (more.length > 0) {
         const known = new Set(warnings.map((warning) => warning.coordinate));
-        warnings = [...warnings, ...more.filter((warning) => !known.has(warning.coordinate))];
+        warnings = [...warnings, ...more.filter((warning) => !known.has(warning.coordinate))].sort(
+          (a, b) => (a.coordinate < b.coordinate ? -1 : 1),
+        );
       }
     }
     if (warnings.length === 0) return undefined;
