@@ -46,8 +46,8 @@ export type UsageVerdict = { unused: true } | { unused: false; reason: string };
 
 /**
  * Whether no client used any of `keys` in the `days` before `now`, as `report` shows it. The report
- * must cover the window: made within it, and counting from its start (a server keeps
- * USAGE_RETENTION_DAYS days).
+ * must cover the window: made within it, and counting from its first day (today is the last of
+ * the `days`; a server keeps USAGE_RETENTION_DAYS days, today included).
  */
 export function usageWithin(
   report: UsageReport | undefined,
@@ -60,7 +60,8 @@ export function usageWithin(
   const start = now - days * DAY_MS;
   if (Date.parse(report.generatedAt) < start)
     return { unused: false, reason: `the usage report was made before the last ${days} days` };
-  if (Date.parse(`${report.from}T00:00:00Z`) > start)
+  const firstDay = new Date(now - (days - 1) * DAY_MS).toISOString().slice(0, 10);
+  if (report.from > firstDay)
     return {
       unused: false,
       reason: `the usage report covers only the days since ${report.from}, not the last ${days}`,
