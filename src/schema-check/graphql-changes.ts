@@ -23,8 +23,9 @@ const levels: Record<CriticalityLevel, Level> = {
  * an input field or an enum value) and `Type.field.argument`; the last is `Type.field(argument:)`.
  */
 export function coordinateOf(path: string | undefined): string | undefined {
-  if (!path || path.startsWith('@')) return undefined;
-  const parts = path.split('.');
+  const parts = path?.split('.') ?? [];
+  // A directive's change (`Pet.name.@deprecated`) is about no coordinate of its own.
+  if (!path || parts.some((part) => part.startsWith('@'))) return undefined;
   if (parts.length === 3) return `${parts[0]}.${parts[1]}(${parts[2]}:)`;
   return parts.length <= 2 ? path : undefined;
 }
