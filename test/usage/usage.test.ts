@@ -102,7 +102,7 @@ describeDb('usage by client', () => {
       }),
     });
     const result = await client.query({
-      query: apolloGql`query ApolloPet($id: ID!) { pet(id: $id) { id name } }`,
+      query: apolloGql`query NamedApolloClientPet($id: ID!) { pet(id: $id) { id name } }`,
       variables: { id: String(id) },
     });
     expect(result.data).toEqual({ pet: { __typename: 'Pet', id: String(id), name: 'Apollo' } });
