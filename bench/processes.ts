@@ -1,4 +1,5 @@
 import { type ChildProcess, fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
@@ -63,6 +64,18 @@ async function compileServer(entry: string): Promise<string> {
   return outfile;
 }
 
+/**
+ * The Node flags `npm start` runs the product with (package.json's `start` script): every server
+ * of the bench runs with them, the floors and the baseline too, so that they differ only in code.
+ */
+const startFlags: string[] = (
+  /exec node (.*?) ?dist\/server\.js/.exec(
+    JSON.parse(readFileSync(here('../package.json'), 'utf8')).scripts.start,
+  )?.[1] ?? ''
+)
+  .split(' ')
+  .filter(Boolean);
+
 let productBuilt: Promise<unknown> | undefined;
 
 async function forkServer(
@@ -73,7 +86,7 @@ async function forkServer(
   productBuilt ??= buildProduct();
   await productBuilt;
   return fork(await compileServer(entry), args, {
-    execArgv,
+    execArgv: [...startFlags, ...execArgv],
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     env: { ...process.env, NODE_ENV: 'production' },
   });

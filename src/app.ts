@@ -36,6 +36,7 @@ import { timeLimit } from './http/time-limit.js';
 import { createIdempotency } from './idempotency/keys.js';
 import { createLogger, type Logger, terminalDestination } from './logger.js';
 import { accessLog } from './observability/access-log.js';
+import { ClientNames } from './observability/client-name.js';
 import { healthRoutes } from './observability/health.js';
 import { httpMetrics } from './observability/http-metrics.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
@@ -53,8 +54,12 @@ import { connectRedis, type RedisConnection } from './redis.js';
 import { createRestApi, REST_BASE_PATH } from './rest/api.js';
 import { deprecatedRoutes } from './rest/deprecation.js';
 import { allRoutes } from './rest/routes/index.js';
+import { restUsage } from './rest/usage.js';
 import { tracingEnabled } from './tracing/hooks.js';
 import { traceHttp } from './tracing/http.js';
+import { countCachedAnswers } from './usage/cached-answers.js';
+import { UsageRecorder } from './usage/recorder.js';
+import { usageRoutes } from './usage/route.js';
 
 export interface App {
   /** The one fetch handler: /graphql, /api and health. `env` carries the Node request, if any. */
@@ -160,17 +165,20 @@ interface RoutesOptions {
   verify: TokenVerifier;
   developmentToken: DevelopmentToken;
   limits: RateLimits;
+  clientNames: ClientNames;
+  usage: UsageRecorder;
 }
 
 /** Every route and middleware, in the order a request meets them. */
 function routes(options: RoutesOptions): Hono<AppEnv> {
-  const { config, logger, metrics, database, state, graphql, verify, developmentToken, limits } =
-    options;
+  const { config, logger, metrics, database, state, graphql, verify, developmentToken } = options;
+  const { limits, usage } = options;
+  options;
   const app = new Hono<AppEnv>();
   // First: the server span (tracing on) holds everything the request does, its log lines too.
   if (tracingEnabled()) app.use(traceHttp());
   // First, so that they see every request, including those of routes mounted later.
-  app.use(accessLog(logger), httpMetrics(metrics));
+  app.use(accessLog(logger, options.clientNames), httpMetrics(metrics));
   // Probes, metrics and static pages answer before the token check and the rate limit.
   app.route('/', healthRoutes(database, logger, state.redis));
   app.route('/', metricsRoutes(metrics));
@@ -182,12 +190,19 @@ function routes(options: RoutesOptions): Hono<AppEnv> {
   for (const path of edges) app.use(path, corsPolicy(config.corsOrigins));
   // Before the token check and the rate limit, so that their answers carry the headers too.
   app.route(REST_BASE_PATH, deprecatedRoutes(allRoutes, config));
+  // Before the token check and the cache: every call counts, answered from the cache or refused.
+  app.route(REST_BASE_PATH, restUsage(allRoutes, usage));
   app.use(timeLimit(config.limits.requestTimeoutMs));
   // The caller is identified first (the budgets are per client), but a bad token is refused only
   // after the rate limit has counted it: a flood of them is limited like any other traffic.
   app.use(authenticate(verify));
   if (limits.requests || limits.cost) app.use(rateLimits({ ...limits, clientAddress }));
   app.use(refuseInvalidToken());
+  // The operators' usage report (scope admin:read), beside the metrics rather than under /api.
+  app.route(
+    '/',
+    usageRoutes({ database, recorder: usage, retentionDays: config.usage.retentionDays, logger }),
+  );
   const tooLarge = new DomainError(
     'PAYLOAD_TOO_LARGE',
     bodyTooLargeMessage(config.limits.bodyBytes),
@@ -198,12 +213,16 @@ function routes(options: RoutesOptions): Hono<AppEnv> {
   );
   // A public read the cache holds is answered here, before either edge runs.
   const cache = responseCache({ store: state.cache, metrics });
+  // An answer from the cache runs no operation: it counts what its entry notes it used.
+  if (state.cache && usage.enabled) app.use('/graphql', countCachedAnswers(usage));
   for (const path of edges) app.use(path, cache);
   app.on(['GET', 'POST', 'OPTIONS'], '/graphql', (c) =>
     graphql.yoga.fetch(asGet(c.req.raw), {
       requestId: c.get('requestId'),
       viewer: c.get('viewer'),
       client: clientKey(c.get('viewer'), clientAddress(c)),
+      clientName: c.get('clientName'),
+      usageNote: c.get('usageNote'),
       accessLog: c.get('accessLog'),
       signal: c.get('signal'),
       cacheable: c.get('cacheable'),
@@ -248,6 +267,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const subscriptions = new Subscriptions(config.limits.subscriptionsPerClient);
   const metrics = createMetrics(database, subscriptions);
   const state = sharedState(config, logger, metrics);
+  const clientNames = new ClientNames(config.clientNames);
+  const usage = new UsageRecorder({ database, logger, metrics, ...config.usage });
   // Public reads by id, coalesced across the requests in flight on both edges.
   const shared = createSharedReads(database.prisma);
   const idempotency = createIdempotency({
@@ -281,6 +302,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     developmentToken,
     persistedManifest,
     idempotency,
+    usage,
   });
   const rest = createRestApi({
     ...{ database, shared, changes: state.changes, config, logger },
@@ -290,7 +312,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const limits = rateLimitsOf(config, state.redis);
   const app = routes({
     ...{ config, logger, metrics, database, state, graphql, rest, verify },
-    ...{ developmentToken, limits },
+    ...{ developmentToken, limits, clientNames, usage },
   });
 
   let webSockets: WebSocketTransport | undefined;
@@ -306,6 +328,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         ...{ graphql, verify, limits, logger },
         maxPayload: config.limits.bodyBytes,
         socketsPerClient: config.limits.socketsPerClient,
+        clientNames,
       });
     },
     async endSubscriptions() {
@@ -315,6 +338,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     close: async () => {
       idempotency.stop();
       state.stopEvicting();
+      // What was counted since the last write, while the database is still open.
+      await usage.close();
       await state.redis?.close();
       await database.close();
     },

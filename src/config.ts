@@ -58,6 +58,29 @@ export interface Config {
   readonly responseCacheMaxBytes: number;
   /** How many entries one Redis command removes when a write evicts (the rest in further commands). */
   readonly responseCacheEvictChunk: number;
+  /** How many client names and versions (request headers) become label values; the rest `other`. */
+  readonly clientNames: ClientNameLimits;
+  /** What the usage of schema coordinates and REST operations costs in memory and is kept for. */
+  readonly usage: UsageSettings;
+}
+
+export interface ClientNameLimits {
+  /** Distinct client names kept (CLIENT_NAMES_MAX); later ones are `other` until a restart. */
+  readonly maxNames: number;
+  /** Distinct versions kept per name (CLIENT_VERSIONS_MAX); later ones are `other`. */
+  readonly maxVersionsPerName: number;
+}
+
+export interface UsageSettings {
+  /** Days of usage kept in the database (USAGE_RETENTION_DAYS). */
+  readonly retentionDays: number;
+  /** How often this process writes what it counted (USAGE_FLUSH_INTERVAL_MS). */
+  readonly flushIntervalMs: number;
+  /**
+   * Distinct counts (a document's or a route's, per client name and version) held in memory between
+   * two writes (USAGE_BUFFER_ENTRIES); 0 turns the recording off.
+   */
+  readonly bufferEntries: number;
 }
 
 /** Request and document limits: defaults that operators may tighten or loosen. */
@@ -243,6 +266,19 @@ const envSchema = z.object({
   RESPONSE_CACHE_EVICT_CHUNK: positiveInt(500).refine((entries) => entries <= 5000, {
     message: 'must be 1-5000 (Lua takes a few thousand arguments at most)',
   }),
+  CLIENT_NAMES_MAX: positiveInt(50),
+  CLIENT_VERSIONS_MAX: positiveInt(20),
+  USAGE_RETENTION_DAYS: positiveInt(30).refine((days) => days <= 3660, {
+    message: 'must be at most 3660 (ten years)',
+  }),
+  USAGE_FLUSH_INTERVAL_MS: positiveInt(10_000).refine((ms) => ms <= 3_600_000, {
+    message: 'must be at most 3600000 (an hour)',
+  }),
+  USAGE_BUFFER_ENTRIES: z.coerce
+    .number({ message: 'must be a number' })
+    .int('must be a whole number')
+    .min(0, 'must be 0 or more')
+    .default(10_000),
 });
 
 /**
@@ -333,6 +369,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     responseCacheMaxEntryBytes: vars.RESPONSE_CACHE_MAX_ENTRY_BYTES,
     responseCacheMaxBytes: vars.RESPONSE_CACHE_MAX_BYTES,
     responseCacheEvictChunk: vars.RESPONSE_CACHE_EVICT_CHUNK,
+    clientNames: Object.freeze({
+      maxNames: vars.CLIENT_NAMES_MAX,
+      maxVersionsPerName: vars.CLIENT_VERSIONS_MAX,
+    }),
+    usage: Object.freeze({
+      retentionDays: vars.USAGE_RETENTION_DAYS,
+      flushIntervalMs: vars.USAGE_FLUSH_INTERVAL_MS,
+      bufferEntries: vars.USAGE_BUFFER_ENTRIES,
+    }),
   });
 }
 

@@ -70,6 +70,28 @@ describe('configuration', () => {
     expect(() => loadConfig({ AUTH_JWT_SECRET: 'abc' })).not.toThrow();
   });
 
+  it('bounds client names and usage as configured, 0 turning the usage recording off', () => {
+    expect(loadConfig({})).toMatchObject({
+      clientNames: { maxNames: 50, maxVersionsPerName: 20 },
+      usage: { retentionDays: 30, flushIntervalMs: 10_000, bufferEntries: 10_000 },
+    });
+    expect(
+      loadConfig({
+        CLIENT_NAMES_MAX: '5',
+        CLIENT_VERSIONS_MAX: '2',
+        USAGE_RETENTION_DAYS: '90',
+        USAGE_FLUSH_INTERVAL_MS: '500',
+        USAGE_BUFFER_ENTRIES: '0',
+      }),
+    ).toMatchObject({
+      clientNames: { maxNames: 5, maxVersionsPerName: 2 },
+      usage: { retentionDays: 90, flushIntervalMs: 500, bufferEntries: 0 },
+    });
+    expect(() => loadConfig({ CLIENT_NAMES_MAX: '0', USAGE_FLUSH_INTERVAL_MS: '0' })).toThrow(
+      /CLIENT_NAMES_MAX: must be 1 or more\n {2}USAGE_FLUSH_INTERVAL_MS: must be 1 or more/,
+    );
+  });
+
   it('names every bad variable in one clear error', () => {
     const load = () =>
       loadConfig({
@@ -184,6 +206,11 @@ describe('configuration', () => {
         'RESPONSE_CACHE_MAX_ENTRY_BYTES',
         'RESPONSE_CACHE_MAX_BYTES',
         'RESPONSE_CACHE_EVICT_CHUNK',
+        'CLIENT_NAMES_MAX',
+        'CLIENT_VERSIONS_MAX',
+        'USAGE_RETENTION_DAYS',
+        'USAGE_FLUSH_INTERVAL_MS',
+        'USAGE_BUFFER_ENTRIES',
         'LOG_LEVEL',
         'SHUTDOWN_TIMEOUT_MS',
         'OTEL_EXPORTER_OTLP_ENDPOINT',

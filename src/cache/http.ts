@@ -206,6 +206,8 @@ export function responseCache({ store, metrics }: ResponseCacheOptions): Middlew
     const { response: cached, generation } = await store.lookup(key);
     if (cached) {
       metrics.cacheHits.inc({ edge });
+      const note = c.get('usageNote');
+      if (note && cached.usage) note.fromCache = cached.usage;
       return await fromCache(c, cached);
     }
     metrics.cacheMisses.inc({ edge });
@@ -223,11 +225,13 @@ export function responseCache({ store, metrics }: ResponseCacheOptions): Middlew
       const value = c.res.headers.get(name);
       if (value !== null) headers[name] = value;
     }
+    const usage = c.get('usageNote')?.coordinates;
     const response: CachedResponse = {
       headers,
       body: kept,
       etag: etagOf(c.res, kept),
       ...(requested ? { requestedCosts: requested } : {}),
+      ...(usage ? { usage } : {}),
     };
     if (tags) await store.set(key, response, tags, generation);
     const answer = isRead(c.req.method)

@@ -9,6 +9,8 @@ export interface CachedResponse {
   etag: string;
   /** A GraphQL answer's: the requested cost of each of its results, reported again on a hit. */
   requestedCosts?: number[];
+  /** What the answer's GraphQL operations used (UsageNote): a hit counts it for its client. */
+  usage?: string | undefined;
 }
 
 /** A lookup's answer: the stored response (undefined on a miss) and the store's generation then. */
@@ -36,7 +38,11 @@ export interface CacheStore {
 
 /** The size a response takes in the cache's byte bound. */
 export const responseBytes = (response: CachedResponse) =>
-  response.body.length + response.etag.length + 8 * (response.requestedCosts?.length ?? 0) + 64;
+  response.body.length +
+  response.etag.length +
+  8 * (response.requestedCosts?.length ?? 0) +
+  (response.usage?.length ?? 0) +
+  64;
 
 /**
  * Whether a response is small enough to keep (RESPONSE_CACHE_MAX_ENTRY_BYTES): a larger one is

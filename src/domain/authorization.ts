@@ -2,7 +2,14 @@ import type { Viewer } from './context.js';
 import { DomainError } from './errors.js';
 
 /** The OAuth-style scopes a token's `scope` claim can grant. */
-export const scopes = ['pets:write', 'orders:read', 'orders:write', 'inventory:write'] as const;
+export const scopes = [
+  'pets:write',
+  'orders:read',
+  'orders:write',
+  'inventory:write',
+  // The usage report (GET /usage): which clients use which part of the API.
+  'admin:read',
+] as const;
 export type Scope = (typeof scopes)[number];
 
 /**

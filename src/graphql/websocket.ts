@@ -9,8 +9,9 @@ import { type TokenVerifier, viewerOf } from '../auth/tokens.js';
 import { anonymous, type Viewer } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
 import { rawErrorResponse } from '../http/client-error.js';
-import type { AccessLogFields } from '../http/env.js';
+import type { AccessLogFields, ClientName } from '../http/env.js';
 import type { Logger } from '../logger.js';
+import type { ClientNames } from '../observability/client-name.js';
 import { clientKey, type RateLimits } from '../rate-limit/middleware.js';
 import { type Handshake, traceHandshake } from '../tracing/http.js';
 import { ClientCounts } from './client-counts.js';
@@ -29,6 +30,8 @@ export interface WebSocketOptions {
   limits: RateLimits;
   /** WebSockets one client may hold open (MAX_SOCKETS_PER_CLIENT). */
   socketsPerClient: number;
+  /** The client a connection names: in its upgrade request's headers, else in `connection_init`. */
+  clientNames: ClientNames;
 }
 
 export interface WebSocketTransport {
@@ -45,7 +48,12 @@ interface Logged {
 }
 
 /** What a connection learned from its `connection_init` (the caller), and its subscriptions. */
-type Connection = { viewer?: Viewer; client?: string; logged?: Map<string, Logged> };
+type Connection = {
+  viewer?: Viewer;
+  client?: string;
+  clientName?: ClientName;
+  logged?: Map<string, Logged>;
+};
 
 /** Close code of a refused `connection_init` (graphql-ws's Forbidden), with the reason why. */
 const REFUSED = 4403;
@@ -125,7 +133,7 @@ function refuseUpgrade(socket: Duplex, handshake: Handshake, { error, headers }:
  * pipeline (`GraphQLEdge.run`), so it meets every policy an HTTP request meets.
  */
 export function serveWebSockets(server: Server, options: WebSocketOptions): WebSocketTransport {
-  const { graphql, verify, logger, limits } = options;
+  const { graphql, verify, logger, limits, clientNames } = options;
   const socketsOf = new ClientCounts(options.socketsPerClient);
   const sockets = new WebSocketServer({ noServer: true, maxPayload: options.maxPayload });
   let closing = false;
@@ -195,6 +203,16 @@ export function serveWebSockets(server: Server, options: WebSocketOptions): WebS
         ctx.extra.socket.once('close', release);
         ctx.extra.client = client;
         ctx.extra.logged = new Map();
+        const params = ctx.connectionParams ?? {};
+        ctx.extra.clientName = clientNames.of((name) => {
+          const header = ctx.extra.request.headers[name];
+          const param = params[name];
+          return typeof header === 'string'
+            ? header
+            : typeof param === 'string'
+              ? param
+              : undefined;
+        });
         return true;
       },
       async onSubscribe(ctx, id, payload: SubscribePayload) {
@@ -221,6 +239,7 @@ export function serveWebSockets(server: Server, options: WebSocketOptions): WebS
             requestId: logged.requestId,
             viewer: ctx.extra.viewer ?? anonymous,
             client,
+            ...(ctx.extra.clientName ? { clientName: ctx.extra.clientName } : {}),
             transport: 'websocket',
             costAccount: limits.cost?.account(client),
             // The operation's name, as the access line of an HTTP request gets it.

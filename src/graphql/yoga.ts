@@ -17,13 +17,14 @@ import { type ChangeFeed, readOnly } from '../domain/changes.js';
 import type { Viewer } from '../domain/context.js';
 import { anonymous } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
-import type { AccessLogFields, CostAccount } from '../http/env.js';
+import type { AccessLogFields, ClientName, CostAccount, UsageNote } from '../http/env.js';
 import { renderGraphiQLPage } from '../http/graphiql.js';
 import type { Idempotency } from '../idempotency/keys.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import { graphqlTracing } from '../tracing/graphql.js';
 import { tracingEnabled } from '../tracing/hooks.js';
+import type { UsageRecorder } from '../usage/recorder.js';
 import { boundedErrors, boundResults } from './bounded-errors.js';
 import { compiledQueries } from './compiled-queries.js';
 import { createContext, type GraphQLContext } from './context.js';
@@ -44,6 +45,8 @@ import { documentErrorCodes, requestShape } from './request-errors.js';
 import { schema as baseSchema } from './schema/index.js';
 import type { Subscriptions } from './subscriptions.js';
 import { unpagedLists } from './unpaged-lists.js';
+import { usageRecording } from './usage.js';
+import { stabilityWarnings } from './warnings.js';
 
 /**
  * A mutation changes what later fields read (the mutations of a document run one after another),
@@ -112,6 +115,8 @@ export interface GraphQLEdgeOptions {
   developmentToken?: DevelopmentToken;
   /** Idempotency keys of single mutations sent by POST (src/graphql/idempotency.ts). */
   idempotency: Idempotency;
+  /** Counts the schema coordinates each client uses (src/usage/). */
+  usage: UsageRecorder;
 }
 
 /** What the app hands to each GraphQL operation: from the HTTP request, or a WebSocket's. */
@@ -120,6 +125,10 @@ export interface ServerContext {
   viewer: Viewer;
   /** Who the caller counts as for the subscription bound: token subject, else address. */
   client: string;
+  /** The client the request names in its headers (bounded); none: `unknown`. */
+  clientName?: ClientName;
+  /** Where the usage counting notes what the answer used, for the response cache to keep. */
+  usageNote?: UsageNote | undefined;
   accessLog?: AccessLogFields;
   /** The request's time limit; operations over a WebSocket have none. */
   signal?: AbortSignal;
@@ -193,6 +202,7 @@ function createYogaServer(
     persistedManifest,
     developmentToken,
     idempotency,
+    usage,
   }: GraphQLEdgeOptions,
   { maskError, logFailures }: ReturnType<typeof createErrorHandling>,
 ) {
@@ -255,6 +265,8 @@ function createYogaServer(
     uncachedReadsInMutations(shared),
     documentErrorCodes,
     logOperationNames(),
+    ...(usage.enabled ? [usageRecording(usage)] : []),
+    stabilityWarnings(),
     graphqlMetrics(metrics),
     logFailures,
     boundedErrors(limits),

@@ -1,6 +1,27 @@
 import type { Viewer } from '../domain/context.js';
 import type { DomainError } from '../domain/errors.js';
 
+/**
+ * The client a request names in its `graphql-client-name` / `graphql-client-version` headers (or
+ * Apollo Client's `apollographql-client-*`), as bounded label values: `unknown` when it names none,
+ * `other` past the configured number of names or versions (src/observability/client-name.ts).
+ */
+export interface ClientName {
+  readonly name: string;
+  readonly version: string;
+}
+
+/**
+ * What a GraphQL answer's operations used, for the usage counts (src/usage/): the response cache
+ * keeps it with the answer it stores and hands it back on a hit, which runs no operation.
+ */
+export interface UsageNote {
+  /** The schema coordinates the operations used, space-separated (set by the GraphQL edge). */
+  coordinates: string | undefined;
+  /** Set by the response cache when it answered from an entry: the coordinates kept with it. */
+  fromCache: string | undefined;
+}
+
 /** What an edge adds to its request's access line (GraphQL: the operation names). */
 export interface AccessLogFields {
   operation?: string;
@@ -42,6 +63,10 @@ export interface AppEnv {
     requestId: string;
     /** The caller, from the request's bearer token; anonymous without one. */
     viewer: Viewer;
+    /** The client the request names in its headers, bounded (`unknown` when it names none). */
+    clientName: ClientName;
+    /** On /graphql while usage is counted: what the answer used (UsageNote). */
+    usageNote: UsageNote | undefined;
     /** Fields an edge adds to the request's access log line. */
     accessLog: AccessLogFields;
     /** Aborted when the request runs past its time limit: work for it should stop. */

@@ -1,6 +1,8 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AccessLogFields, AppEnv } from '../http/env.js';
 import type { Logger } from '../logger.js';
+import { annotateSpan } from '../tracing/hooks.js';
+import type { ClientNames } from './client-name.js';
 import { requestIdFrom } from './request-id.js';
 
 function setResponseHeader(c: Context, name: string, value: string) {
@@ -14,18 +16,28 @@ function setResponseHeader(c: Context, name: string, value: string) {
 }
 
 /**
- * Gives each request its id (a sane incoming `X-Request-Id`, else a new one), echoes it on the
- * response, and writes one JSON access line when the response is ready. Only the method, the path
- * (never the query string), the operation name, the status, the error codes the answer carries, the
- * duration and the token subject are logged: no headers, so no tokens.
+ * Gives each request its id (a sane incoming `X-Request-Id`, else a new one) and its client name
+ * (bounded, see ClientNames; on the server span too), echoes the id on the response, and writes one
+ * JSON access line when the response is ready. Only the method, the path (never the query string),
+ * the operation name, the status, the error codes the answer carries, the duration, the token
+ * subject and the client's name and version (when it sends one) are logged: no other header, so no
+ * tokens.
  */
-export function accessLog(logger: Logger): MiddlewareHandler<AppEnv> {
+export function accessLog(logger: Logger, clients: ClientNames): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const started = performance.now();
     const requestId = requestIdFrom(c.req.header('x-request-id'));
     const fields: AccessLogFields = {};
+    const client = clients.of((name) => c.req.header(name));
     c.set('requestId', requestId);
+    c.set('clientName', client);
     c.set('accessLog', fields);
+    const named = client.name !== 'unknown';
+    if (named)
+      annotateSpan({
+        'petstore.client.name': client.name,
+        'petstore.client.version': client.version,
+      });
     // Lines about this request carry the id only where their code passes it (REST and GraphQL
     // failures, readiness; see createLogger): the id travels on the context, not in the logger.
     await next();
@@ -40,6 +52,8 @@ export function accessLog(logger: Logger): MiddlewareHandler<AppEnv> {
       code: fields.code,
       durationMs: Math.round((performance.now() - started) * 10) / 10,
       subject: c.get('viewer')?.subject,
+      client: named ? client.name : undefined,
+      clientVersion: named ? client.version : undefined,
     };
     if (status >= 500) logger.error(line, 'request');
     // The pages' scripts and styles: a page load is a dozen of them.

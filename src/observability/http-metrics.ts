@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { routePath } from 'hono/route';
 import type { AppEnv } from '../http/env.js';
+import { UNKNOWN_CLIENT } from './client-name.js';
 import type { Metrics } from './metrics.js';
 
 const knownMethods = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
@@ -15,8 +16,9 @@ function routeLabel(pattern: string, status: number): string {
 }
 
 /**
- * Counts and times every request by route pattern and status, and counts calls answered with a
- * `Deprecation` header (RFC 9745) per client. Registered first, it sees routes mounted later too.
+ * Counts every request by route pattern, status and client name and version, times it by route
+ * pattern, status and client name, and counts calls answered with a `Deprecation` header (RFC 9745)
+ * per client. Registered first, it sees routes mounted later too.
  */
 export function httpMetrics(metrics: Metrics): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -26,8 +28,9 @@ export function httpMetrics(metrics: Metrics): MiddlewareHandler<AppEnv> {
     const method = knownMethods.has(c.req.method) ? c.req.method : 'other';
     // After next(), the route index points at the handler that answered.
     const route = routeLabel(routePath(c), c.res.status);
-    const labels = { method, route, status: String(c.res.status) };
-    metrics.httpRequests.inc(labels);
+    const client = c.get('clientName') ?? UNKNOWN_CLIENT;
+    const labels = { method, route, status: String(c.res.status), client_name: client.name };
+    metrics.httpRequests.inc({ ...labels, client_version: client.version });
     metrics.httpDuration.observe(labels, seconds);
     if (c.res.headers.has('deprecation')) {
       const client = metrics.client(c.get('viewer')?.subject, c.req.header('user-agent'));

@@ -2,12 +2,12 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import type { Database } from '../db/client.js';
 import { BoundedLabel } from './bounded-label.js';
 
-type HttpLabels = 'method' | 'route' | 'status';
+type HttpLabels = 'method' | 'route' | 'status' | 'client_name';
 
 /** The app's Prometheus metrics, in a registry of its own (several apps can share a process). */
 export interface Metrics {
   readonly registry: Registry;
-  readonly httpRequests: Counter<HttpLabels>;
+  readonly httpRequests: Counter<HttpLabels | 'client_version'>;
   readonly httpDuration: Histogram<HttpLabels>;
   /** Calls to deprecated REST routes (`api="rest"`) and GraphQL fields (`api="graphql"`). */
   readonly deprecatedCalls: Counter<'api' | 'operation' | 'client'>;
@@ -62,14 +62,14 @@ export function createMetrics(database: Database, live?: { readonly size: number
     registry,
     httpRequests: new Counter({
       name: 'http_requests_total',
-      help: 'HTTP requests by method, route pattern and status',
-      labelNames: ['method', 'route', 'status'],
+      help: 'HTTP requests by method, route pattern, status and client name and version',
+      labelNames: ['method', 'route', 'status', 'client_name', 'client_version'],
       registers: [registry],
     }),
     httpDuration: new Histogram({
       name: 'http_request_duration_seconds',
-      help: 'Time to answer an HTTP request (until the response headers), by method, route pattern and status',
-      labelNames: ['method', 'route', 'status'],
+      help: 'Time to answer an HTTP request (until the response headers), by method, route pattern, status and client name',
+      labelNames: ['method', 'route', 'status', 'client_name'],
       registers: [registry],
     }),
     deprecatedCalls: new Counter({

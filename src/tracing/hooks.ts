@@ -56,6 +56,11 @@ export function recordFailure(failure: Failure): void {
   if (span) markFailed(span, failure);
 }
 
+/** Adds attributes to the span in progress (the server span, in the app's middleware). */
+export function annotateSpan(attributes: Otel.Attributes): void {
+  tracing?.api.trace.getActiveSpan()?.setAttributes(attributes);
+}
+
 /**
  * Runs `fn` in a span named `name` (a child of the span in progress) and ends it when `fn` settles;
  * a throw marks the span failed with the contract code of what was thrown. Without tracing, or in

@@ -22,8 +22,9 @@ const layers: readonly (readonly string[])[] = [
   ['http'],
   ['observability'],
   ['redis'],
-  ['changes', 'cache', 'rate-limit', 'idempotency'],
-  ['graphql', 'rest'],
+  ['changes', 'cache', 'rate-limit', 'idempotency', 'usage'],
+  // The gate (npm run schema:check) reads usage reports; the edges never import it.
+  ['graphql', 'rest', 'schema-check'],
   ['app'],
   // The entry points that nothing in src/ imports: the server, its watcher, the build.
   ['server', 'dev', 'build'],

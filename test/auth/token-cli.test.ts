@@ -31,7 +31,9 @@ describe('npm run token', { timeout: 60_000 }, () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^Usage: npm run token -- \[scope…\] \[--sub <subject>\]/);
     expect(result.stdout).toContain('--ttl <seconds>');
-    expect(result.stdout).toContain('pets:write orders:read orders:write inventory:write');
+    expect(result.stdout).toContain(
+      'pets:write orders:read orders:write inventory:write admin:read',
+    );
     expect(result.stderr).toBe('');
   });
 
@@ -55,6 +57,18 @@ describe('npm run token', { timeout: 60_000 }, () => {
       expect(lines[0]).toBe(`${expected} (see npm run token -- --help)`);
     else expect(lines[0]).toMatch(expected);
     expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('mints every scope when none is asked, admin:read (the usage report) included', async () => {
+    const result = await token();
+    expect(result.code).toBe(0);
+    expect(String(decodeJwt(result.stdout.trim()).scope).split(' ')).toEqual([
+      'pets:write',
+      'orders:read',
+      'orders:write',
+      'inventory:write',
+      'admin:read',
+    ]);
   });
 
   it('mints a token for the scopes, subject and lifetime asked, signed with the secret', async () => {

@@ -107,7 +107,9 @@ const environmentVariables = new Set(
   ].map((match) => match[1] as string),
 );
 const isVariable = (name: string) =>
-  environmentVariables.has(name) || /^(OTEL|TEST|BENCH)_/.test(name) || name === 'CHROMIUM_PATH';
+  environmentVariables.has(name) ||
+  /^(OTEL|TEST|BENCH)_/.test(name) ||
+  ['CHROMIUM_PATH', 'USAGE_TOKEN'].includes(name);
 
 /** Names in code spans that look like error codes and are not: each says why. */
 const notErrorCodes = new Set([

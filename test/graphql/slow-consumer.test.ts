@@ -35,7 +35,11 @@ describeDb('a subscriber that does not read', () => {
       });
     expect(messages).toHaveLength(2);
     expect(messages[1]).toEqual({ event: 'complete', data: '' });
+    // The stream's first (and last) event: it carries the subscription's warning.
     expect(JSON.parse(messages[0]?.data ?? '')).toEqual({
+      extensions: {
+        warnings: [expect.objectContaining({ coordinate: 'Subscription.petChanged' })],
+      },
       data: null,
       errors: [
         {

@@ -54,6 +54,9 @@ export async function createTestApp(
     RATE_LIMIT_PER_MINUTE: '0',
     RATE_LIMIT_COST_PER_MINUTE: '0',
     AUTH_JWT_SECRET: secret,
+    // Usage counts are written when GET /usage asks (or at close), never in the middle of a test
+    // that counts SQL statements.
+    USAGE_FLUSH_INTERVAL_MS: '3600000',
     ...env,
   });
   const app = await createApp(config, options);

@@ -230,6 +230,25 @@ export async function restPet(server: ServerProcess, token: string, quantity = 5
   return { id, categoryId: category.body?.id as number };
 }
 
+/**
+ * A subscription's first event as the server sends it: every subscription field is
+ * `@experimental`, and the first event of a stream carries the warning (later ones do not).
+ */
+export function firstEvent<T extends object>(event: T, field: string) {
+  return {
+    ...event,
+    extensions: {
+      warnings: [
+        {
+          code: 'EXPERIMENTAL',
+          coordinate: `Subscription.${field}`,
+          message: `Subscription.${field} is experimental: it may change or disappear without notice.`,
+        },
+      ],
+    },
+  };
+}
+
 /** The first error's code and status of a result, or of the errors a client reported. */
 export function codeOf(result: unknown): { code: unknown; status: unknown } {
   const errors = Array.isArray(result) ? result : (result as ExecutionResult | undefined)?.errors;

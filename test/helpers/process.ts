@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,18 @@ import { inject } from 'vitest';
 import { database } from './app.js';
 
 export const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * The Node flags `npm start` runs the server with (package.json's `start` script), so that a test
+ * starting `dist/server.js` runs it as `npm start` does.
+ */
+export const serverNodeFlags: string[] = (
+  /exec node (.*?) ?dist\/server\.js/.exec(
+    JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')).scripts.start,
+  )?.[1] ?? ''
+)
+  .split(' ')
+  .filter(Boolean);
 
 /** tsx's command line, run with this Node: `node <tsx> src/…` is what the npm scripts run. */
 export const tsx = createRequire(import.meta.url).resolve('tsx/cli');

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { childDatabase, projectRoot } from './process.js';
+import { childDatabase, projectRoot, serverNodeFlags } from './process.js';
 
 /** One JSON line of the server's log. */
 export interface LogLine {
@@ -41,7 +41,9 @@ export async function startServer(
 ): Promise<ServerProcess> {
   const db = childDatabase();
   const [command, args]: [string, string[]] =
-    via === 'npm' ? ['npm', ['start', '--silent']] : [process.execPath, ['dist/server.js']];
+    via === 'npm'
+      ? ['npm', ['start', '--silent']]
+      : [process.execPath, [...serverNodeFlags, 'dist/server.js']];
   const child = spawn(command, args, {
     cwd: projectRoot,
     env: {

@@ -103,6 +103,35 @@ describeDb('access log', () => {
     ]);
   });
 
+  it('names the client a request names in its headers (REST and GraphQL alike), never raw control characters', async () => {
+    logs.clear();
+    await app().fetch(
+      get('/api/categories', {
+        'graphql-client-name': 'legacy-shop',
+        'graphql-client-version': '2.3.1',
+      }),
+    );
+    await app().fetch(
+      postGraphQL(
+        { query: '{ categories { id } }' },
+        { 'apollographql-client-name': 'shop-ios', 'apollographql-client-version': '7.0' },
+      ),
+    );
+    await app().fetch(get('/api/categories', { 'graphql-client-name': 'red\u001b[31m' }));
+    await app().fetch(get('/api/categories'));
+    expect(
+      logs
+        .accessLines()
+        .map(({ path, client, clientVersion }) => ({ path, client, clientVersion })),
+    ).toEqual([
+      { path: '/api/categories', client: 'legacy-shop', clientVersion: '2.3.1' },
+      { path: '/graphql', client: 'shop-ios', clientVersion: '7.0' },
+      { path: '/api/categories', client: 'red?[31m', clientVersion: 'unknown' },
+      // A request that names no client has neither field.
+      { path: '/api/categories', client: undefined, clientVersion: undefined },
+    ]);
+  });
+
   it('never logs Authorization headers, cookies, tokens or query strings', async () => {
     logs.clear();
     const secrets = ['eyJhbGciOiJIUzI1NiJ9.c2VjcmV0.sig', 'session-cookie-value', 'query-token'];

@@ -14,6 +14,9 @@ import { parseMetrics, sampleValue, scrape } from '../helpers/metrics.js';
 const get = (path: string, headers: Record<string, string> = {}) =>
   new Request(`http://petstore.test${path}`, { headers });
 
+/** The labels of a request that names no client. */
+const unnamed = { client_name: 'unknown', client_version: 'unknown' };
+
 const postGraphQL = (body: unknown) =>
   new Request('http://petstore.test/graphql', {
     method: 'POST',
@@ -55,6 +58,7 @@ describeDb('/metrics', () => {
     const samples = await scrape(app());
     expect(
       sampleValue(samples, 'http_requests_total', {
+        ...unnamed,
         method: 'GET',
         route: '/health/live',
         status: '200',
@@ -62,6 +66,7 @@ describeDb('/metrics', () => {
     ).toBe(2);
     expect(
       sampleValue(samples, 'http_requests_total', {
+        ...unnamed,
         method: 'GET',
         route: 'unmatched',
         status: '404',
@@ -69,12 +74,68 @@ describeDb('/metrics', () => {
     ).toBe(2);
     expect(
       sampleValue(samples, 'http_request_duration_seconds_count', {
+        client_name: 'unknown',
         method: 'GET',
         route: '/health/live',
         status: '200',
       }),
     ).toBe(2);
     expect(samples.some((sample) => sample.labels.route?.startsWith('/no/'))).toBe(false);
+  });
+
+  it('labels requests with the client name and version they send, Apollo Client’s headers too', async () => {
+    const named = (headers: Record<string, string>) => app().fetch(get('/health/live', headers));
+    await named({ 'graphql-client-name': 'shop-web', 'graphql-client-version': '4.1.0' });
+    await named({ 'graphql-client-name': 'shop-web', 'graphql-client-version': '4.1.0' });
+    await named({ 'apollographql-client-name': 'shop-ios', 'apollographql-client-version': '7' });
+    await named({ 'graphql-client-name': 'shop-cli' });
+    const samples = await scrape(app());
+    const count = (client_name: string, client_version: string) =>
+      sampleValue(samples, 'http_requests_total', {
+        method: 'GET',
+        route: '/health/live',
+        status: '200',
+        client_name,
+        client_version,
+      });
+    expect([
+      count('shop-web', '4.1.0'),
+      count('shop-ios', '7'),
+      count('shop-cli', 'unknown'),
+    ]).toEqual([2, 1, 1]);
+    // Durations by name only: a histogram per version would multiply its buckets.
+    expect(
+      sampleValue(samples, 'http_request_duration_seconds_count', {
+        method: 'GET',
+        route: '/health/live',
+        status: '200',
+        client_name: 'shop-web',
+      }),
+    ).toBe(2);
+  });
+
+  it('keeps at most CLIENT_NAMES_MAX names and CLIENT_VERSIONS_MAX versions of each; later ones are other', async () => {
+    const bounded = await createTestApp({ CLIENT_NAMES_MAX: '2', CLIENT_VERSIONS_MAX: '1' });
+    try {
+      for (const [name, version] of <[string, string][]>[
+        ['one', '1'],
+        ['one', '2'],
+        ['two', '1'],
+        ['three', '1'],
+        ['four\u001b[31m', '1'],
+      ]) {
+        await bounded.fetch(
+          get('/health/live', { 'graphql-client-name': name, 'graphql-client-version': version }),
+        );
+      }
+      const pairs = (await scrape(bounded))
+        .filter((sample) => sample.name === 'http_requests_total')
+        .map(({ labels, value }) => `${labels.client_name}@${labels.client_version}=${value}`)
+        .sort();
+      expect(pairs).toEqual(['one@1=1', 'one@other=1', 'other@other=2', 'two@1=1']);
+    } finally {
+      await bounded.close();
+    }
   });
 
   it('counts GraphQL operations by name, and errors by phase and contract code', async () => {
@@ -130,6 +191,7 @@ describeDb('/metrics', () => {
     const other = await createTestApp();
     try {
       const mine = sampleValue(await scrape(app()), 'http_requests_total', {
+        ...unnamed,
         method: 'GET',
         route: '/health/ready',
         status: '200',
@@ -138,6 +200,7 @@ describeDb('/metrics', () => {
       await other.fetch(get('/health/ready'));
       expect(
         sampleValue(await scrape(other), 'http_requests_total', {
+          ...unnamed,
           method: 'GET',
           route: '/health/ready',
           status: '200',
@@ -145,6 +208,7 @@ describeDb('/metrics', () => {
       ).toBe(2);
       expect(
         sampleValue(await scrape(app()), 'http_requests_total', {
+          ...unnamed,
           method: 'GET',
           route: '/health/ready',
           status: '200',
@@ -207,6 +271,7 @@ describeDb('deprecated calls per client', () => {
     expect(deprecated).toHaveLength(3);
     expect(
       sampleValue(samples, 'http_requests_total', {
+        ...unnamed,
         method: 'GET',
         route: '/api/pets/{petId}',
         status: '200',

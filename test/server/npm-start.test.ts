@@ -3,6 +3,7 @@ import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect, it } from 'vitest';
 import { describeDb } from '../helpers/app.js';
+import { serverNodeFlags } from '../helpers/process.js';
 import { startServer } from '../helpers/server.js';
 
 /** Every descendant of `root` (children, grandchildren, …), from `ps`. */
@@ -58,7 +59,7 @@ describeDb('npm start under a supervisor', { timeout: 90_000 }, () => {
       const command = execFileSync('ps', ['-o', 'args=', '-p', String(tree[0])], {
         encoding: 'utf8',
       });
-      expect(command.trim()).toMatch(/^\S*node dist\/server\.js$/);
+      expect(command.trim()).toBe(['node', ...serverNodeFlags, 'dist/server.js'].join(' '));
       const live = await fetch(`${server.url}/health/live`);
       expect(live.status).toBe(200);
 

@@ -129,6 +129,25 @@ describe.runIf(databaseAvailable)('traces exported over OTLP/HTTP', () => {
     expect(line).toMatchObject({ requestId: expect.any(String), path: '/graphql', status: 200 });
   });
 
+  it('names the client a request names in its headers on the server span', async () => {
+    const caller = callerSpan();
+    const response = await fetch(`${server.url}/api/categories`, {
+      headers: {
+        traceparent: caller.traceparent,
+        'graphql-client-name': 'shop-web',
+        'graphql-client-version': '4.1.0',
+      },
+    });
+    expect(response.status).toBe(200);
+    const spans = inTrace(caller.traceId)(
+      await receiver.waitFor((all) => inTrace(caller.traceId)(all).some((span) => span.kind === 2)),
+    );
+    expect(spans.find((span) => span.kind === 2)).toMatchObject({
+      name: 'GET /api/categories',
+      attributes: { 'petstore.client.name': 'shop-web', 'petstore.client.version': '4.1.0' },
+    });
+  });
+
   it('records a REST failure with its contract code on the route and server spans', async () => {
     const caller = callerSpan();
     const response = await fetch(`${server.url}/api/pets/987654321`, {

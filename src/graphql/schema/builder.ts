@@ -27,6 +27,15 @@ export const builder = new SchemaBuilder<{
   Directives: {
     beta: { locations: 'FIELD_DEFINITION'; args: Record<string, never> };
     experimental: { locations: 'FIELD_DEFINITION'; args: Record<string, never> };
+    // When a deprecated element goes away (src/graphql/warnings.ts names it in its warnings).
+    sunset: {
+      locations:
+        | 'FIELD_DEFINITION'
+        | 'ARGUMENT_DEFINITION'
+        | 'INPUT_FIELD_DEFINITION'
+        | 'ENUM_VALUE';
+      args: { date: string };
+    };
     // The IBM GraphQL Cost Directives (cost-directives.ts).
     cost: {
       locations: 'FIELD_DEFINITION' | 'OBJECT' | 'ARGUMENT_DEFINITION' | 'SCALAR' | 'ENUM';

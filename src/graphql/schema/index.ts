@@ -1,4 +1,10 @@
-import { DirectiveLocation, GraphQLDirective, type GraphQLSchema } from 'graphql';
+import {
+  DirectiveLocation,
+  GraphQLDirective,
+  GraphQLNonNull,
+  type GraphQLSchema,
+  GraphQLString,
+} from 'graphql';
 import { builder } from './builder.js';
 import { costDirectives } from './cost-directives.js';
 import './category.js';
@@ -19,6 +25,18 @@ const stabilityDirectives = [
     name: 'experimental',
     description: 'The field may change or disappear without notice.',
     locations: [DirectiveLocation.FIELD_DEFINITION],
+  }),
+  new GraphQLDirective({
+    name: 'sunset',
+    description:
+      'When a deprecated element goes away (an RFC 3339 date, e.g. "2027-06-30"): the warnings of the operations that use it name the date.',
+    args: { date: { type: new GraphQLNonNull(GraphQLString) } },
+    locations: [
+      DirectiveLocation.FIELD_DEFINITION,
+      DirectiveLocation.ARGUMENT_DEFINITION,
+      DirectiveLocation.INPUT_FIELD_DEFINITION,
+      DirectiveLocation.ENUM_VALUE,
+    ],
   }),
 ];
 
