@@ -173,7 +173,6 @@ interface RoutesOptions {
 function routes(options: RoutesOptions): Hono<AppEnv> {
   const { config, logger, metrics, database, state, graphql, verify, developmentToken } = options;
   const { limits, usage } = options;
-  options;
   const app = new Hono<AppEnv>();
   // First: the server span (tracing on) holds everything the request does, its log lines too.
   if (tracingEnabled()) app.use(traceHttp());
