@@ -10,8 +10,7 @@ import { responseCache } from './cache/http.js';
 import { MemoryCacheStore } from './cache/memory-store.js';
 import { RedisCacheStore } from './cache/redis-store.js';
 import type { CacheStore } from './cache/store.js';
-import { createMemoryChangeFeed } from './changes/memory-feed.js';
-import { createRedisChangeFeed } from './changes/redis-feed.js';
+import { type Outbox, openOutbox } from './changes/outbox.js';
 import type { Config } from './config.js';
 import { type Database, openDatabase } from './db/client.js';
 import { migrate } from './db/migrate.js';
@@ -58,8 +57,10 @@ export interface App {
   readonly devSecret: string | undefined;
   readonly database: Database;
   readonly logger: Logger;
-  /** Where committed writes are reported (shared through Redis when configured). */
+  /** Where committed writes are reported. */
   readonly changes: ChangeFeed;
+  /** The outbox's delivery (what subscriptions read) and its retention. */
+  readonly events: Pick<Outbox, 'delivery' | 'retention'>;
   /** Serves GraphQL subscriptions over WebSocket on `server`'s /graphql (the HTTP ones need nothing). */
   serveWebSockets(server: Server): void;
   /**
@@ -84,7 +85,10 @@ async function openStore(config: Config, logger: Logger): Promise<Database> {
   return database;
 }
 
-/** What replicas share through Redis when REDIS_URL is set, else what one process keeps. */
+/**
+ * What replicas share through Redis when REDIS_URL is set, else what one process keeps; and the
+ * change feed, which every replica reads from the database they share.
+ */
 interface SharedState {
   redis: RedisConnection | undefined;
   changes: ChangeFeed;
@@ -92,7 +96,12 @@ interface SharedState {
   stopEvicting: () => void;
 }
 
-function sharedState(config: Config, logger: Logger, metrics: Metrics): SharedState {
+function sharedState(
+  config: Config,
+  logger: Logger,
+  metrics: Metrics,
+  changes: ChangeFeed,
+): SharedState {
   const redis = config.redisUrl
     ? connectRedis(config.redisUrl, {
         databaseUrl: config.database.url,
@@ -100,7 +109,6 @@ function sharedState(config: Config, logger: Logger, metrics: Metrics): SharedSt
         onFailure: () => metrics.redisFailures.inc(),
       })
     : undefined;
-  const changes = redis ? createRedisChangeFeed(redis) : createMemoryChangeFeed();
   const ttlMs = config.responseCacheTtlMs;
   const cache =
     ttlMs <= 0
@@ -108,7 +116,7 @@ function sharedState(config: Config, logger: Logger, metrics: Metrics): SharedSt
       : redis
         ? new RedisCacheStore(redis, ttlMs, metrics)
         : new MemoryCacheStore({ ttlMs, metrics });
-  // Writes on either edge (and, through the feed, on other replicas) evict before they answer.
+  // Writes on either edge evict before they answer; other replicas' once the outbox delivers them.
   const stopEvicting = cache?.listen(changes) ?? (() => {});
   return { redis, changes, cache, stopEvicting };
 }
@@ -220,7 +228,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const database = await openStore(config, logger);
   const subscriptions = new Subscriptions(config.limits.subscriptionsPerClient);
   const metrics = createMetrics(database, subscriptions);
-  const state = sharedState(config, logger, metrics);
+  const outbox = await openOutbox(database, { ...config.events, logger });
+  const state = sharedState(config, logger, metrics, outbox.feed);
   // Public reads by id, coalesced across the requests in flight on both edges.
   const shared = createSharedReads(database.prisma);
   const idempotency = createIdempotency({
@@ -239,6 +248,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     limits: config.limits,
     metrics,
     subscriptions,
+    events: outbox.delivery,
     cache: state.cache !== undefined,
     developmentToken,
     persistedManifest: config.persistedOperationsOnly
@@ -264,6 +274,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     database,
     logger,
     changes: state.changes,
+    events: outbox,
     serveWebSockets(server) {
       webSockets ??= serveWebSockets(server, {
         graphql,
@@ -279,6 +290,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     close: async () => {
       idempotency.stop();
       state.stopEvicting();
+      await outbox.close();
       await state.redis?.close();
       await database.close();
     },

@@ -35,7 +35,7 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   /** Origins whose browser scripts may call /graphql and /api; empty: same-origin only; `*`: any. */
   readonly corsOrigins: readonly string[];
-  /** Shared state for replicas (rate limits, cache, change feed); in process without it. */
+  /** Shared state for replicas (rate limits, response cache); in process without it. */
   readonly redisUrl: string | undefined;
   /** How long a public read stays in the response cache; 0 turns the cache off. */
   readonly responseCacheTtlMs: number;
@@ -48,6 +48,12 @@ export interface Config {
   readonly tracing: boolean;
   /** How long an Idempotency-Key and the response it recorded are kept, in hours. */
   readonly idempotencyKeyTtlHours: number;
+  readonly events: {
+    /** How long committed events are kept for subscriptions to resume from, in hours. */
+    readonly retentionHours: number;
+    /** The newest events each process keeps in memory for its subscribers. */
+    readonly bufferSize: number;
+  };
 }
 
 /** Request and document limits: defaults that operators may tighten or loosen. */
@@ -207,6 +213,12 @@ const envSchema = z.object({
   IDEMPOTENCY_KEY_TTL_HOURS: positiveInt(24).refine((hours) => hours <= 24 * 365, {
     message: 'must be at most 8760 (a year)',
   }),
+  EVENT_RETENTION_HOURS: positiveInt(24).refine((hours) => hours <= 24 * 365, {
+    message: 'must be at most 8760 (a year)',
+  }),
+  EVENT_BUFFER_SIZE: positiveInt(10_000).refine((size) => size <= 1_000_000, {
+    message: 'must be at most 1000000',
+  }),
 });
 
 function parseDatabaseUrl(url: string, poolSize: number): DatabaseConfig {
@@ -270,6 +282,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       (vars.OTEL_EXPORTER_OTLP_ENDPOINT ?? vars.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) !== undefined &&
       vars.OTEL_SDK_DISABLED !== true,
     idempotencyKeyTtlHours: vars.IDEMPOTENCY_KEY_TTL_HOURS,
+    events: Object.freeze({
+      retentionHours: vars.EVENT_RETENTION_HOURS,
+      bufferSize: vars.EVENT_BUFFER_SIZE,
+    }),
   });
 }
 

@@ -1,8 +1,24 @@
+import type { EventDelivery } from '../changes/delivery.js';
 import type { SharedReads } from '../db/shared-reads.js';
 import type { DomainContext } from '../domain/context.js';
 import { ListItemBudget } from './list-items.js';
 import { createLoaders, type Loaders } from './loaders.js';
 import type { Subscriber } from './subscriptions.js';
+
+/** Where a subscription's events come from, and where its client asked to resume. */
+export interface SubscriptionSource {
+  /** The outbox's delivery in this process. */
+  readonly events: EventDelivery;
+  /** The SSE `Last-Event-ID` the client resent on reconnecting: it wins over `after`. */
+  readonly lastEventId?: string | undefined;
+  /** Aborted when the client's connection closes (SSE): the subscription ends at once. */
+  readonly closed?: AbortSignal | undefined;
+  /**
+   * The transport closes the connection when the token expires (WebSocket, 4403): the stream then
+   * only makes sure that no event follows, instead of ending with an error event of its own.
+   */
+  readonly transportEndsAtExpiry?: boolean;
+}
 
 /**
  * What GraphQL resolvers share in one operation. The loaders are new for each operation (and for
@@ -19,6 +35,13 @@ export interface GraphQLContext {
   readonly listItems: ListItemBudget;
   /** Who would hold the operation's subscription, for the per-client bound. */
   readonly subscriber: Subscriber;
+  /** What a subscription reads (absent where subscriptions are not served). */
+  readonly source?: SubscriptionSource | undefined;
+  /**
+   * The cursor of the event a subscription is delivering (src/graphql/event-cursors.ts puts it in
+   * the result's `extensions.cursor`); undefined for a result that is no event.
+   */
+  eventCursor?: string | undefined;
   /**
    * A subscription's next event starts its reads afresh (new loaders, a new list-item budget), so
    * an event never sees what an earlier one read. Called by the event stream before it delivers.
@@ -31,12 +54,14 @@ export function createContext(
   shared: SharedReads,
   listItems: ListItemBudget,
   subscriber: Subscriber,
+  source?: SubscriptionSource,
 ): GraphQLContext {
   return {
     domain,
     loaders: createLoaders(domain, shared),
     listItems,
     subscriber,
+    source,
     // `this`: the server copies these properties into the context object it hands to resolvers.
     nextEvent(this: { loaders: Loaders; listItems: ListItemBudget }) {
       this.loaders = createLoaders(domain, shared);

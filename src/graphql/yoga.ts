@@ -8,6 +8,7 @@ import {
 } from 'graphql-yoga';
 import type { DevelopmentToken } from '../auth/dev-secret.js';
 import { cacheTagsPlugin, schemaNotingEntities } from '../cache/graphql.js';
+import type { EventDelivery } from '../changes/delivery.js';
 import type { Limits } from '../config.js';
 import type { Database } from '../db/client.js';
 import type { SharedReads } from '../db/shared-reads.js';
@@ -28,6 +29,7 @@ import { createContext, type GraphQLContext } from './context.js';
 import { demandControl } from './demand-control.js';
 import { createDocumentCache } from './documents.js';
 import { createErrorHandling } from './errors.js';
+import { eventCursors } from './event-cursors.js';
 import { idempotentMutations } from './idempotency.js';
 import { batchRules, costLimit, costRule, queryLimits } from './limits.js';
 import { ListItemBudget } from './list-items.js';
@@ -39,6 +41,7 @@ import { logOperationNames } from './operation-log.js';
 import { type PersistedManifest, persistedOperations } from './persisted.js';
 import { documentErrorCodes, requestShape } from './request-errors.js';
 import { schema as baseSchema } from './schema/index.js';
+import { serverSentEvents } from './sse.js';
 import type { Subscriptions } from './subscriptions.js';
 import { unpagedLists } from './unpaged-lists.js';
 
@@ -114,6 +117,8 @@ export interface GraphQLEdgeOptions {
   metrics: Metrics;
   /** The app's open subscriptions (both transports): the per-client bound, and shutdown. */
   subscriptions: Subscriptions;
+  /** The outbox's delivery, which subscriptions read. */
+  events: EventDelivery;
   /** Whether the response cache is on: answers then say what they hold (src/cache/graphql.ts). */
   cache: boolean;
   /** Public reads by id, shared by the REST and GraphQL requests in flight. */
@@ -193,6 +198,7 @@ function createYogaServer(
     limits,
     metrics,
     subscriptions,
+    events,
     cache,
     shared,
     persistedManifest,
@@ -258,6 +264,8 @@ function createYogaServer(
     logOperationNames(),
     graphqlMetrics(metrics),
     logFailures,
+    eventCursors,
+    serverSentEvents(),
     // Last: it wraps the execution the others prepared (the mutation's loaders, its signal).
     idempotentMutations(idempotency, maskError),
   ];
@@ -283,12 +291,19 @@ function createYogaServer(
       // Unexpected errors are logged once, with their path, by the error masker.
       error: (...args) => logger.debug(args),
     },
-    context: ({ viewer, client, request }) =>
+    context: ({ viewer, client, request, transport }) =>
       createContext(
         { db: database.prisma, dialect: database.dialect, viewer, changes },
         shared,
         listItemsOf(request as Request | undefined),
         { client, subscriptions },
+        {
+          events,
+          // Over SSE: where the browser's EventSource asks to resume, and its connection.
+          lastEventId: (request as Request | undefined)?.headers.get('last-event-id') ?? undefined,
+          closed: (request as Request | undefined)?.signal,
+          transportEndsAtExpiry: transport === 'websocket',
+        },
       ),
     fetchAPI: { Response: LateBoundResponse as unknown as typeof Response },
     // The app limits bodies before Yoga runs (src/http/body-limit.ts): Yoga's own limit would

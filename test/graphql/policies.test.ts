@@ -7,6 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeDb } from '../helpers/app.js';
 import {
   codeOf,
+  eventOf,
   events,
   liveSecret,
   liveToken,
@@ -202,8 +203,8 @@ describeDb('the GraphQL policies on every transport', () => {
             data: { pets: { totalCount: 5 } },
             extensions: { cost: { requestedQueryCost: 2, actualQueryCost: 2 } },
           }
-        : // A subscription's events carry no cost report.
-          { data: { petChanged: { id: petId } } },
+        : // A subscription's events carry no cost report, only their cursor.
+          eventOf({ petChanged: { id: petId } }),
     );
   });
 });

@@ -3,6 +3,7 @@ import { request as httpRequest } from 'node:http';
 import type { ExecutionResult } from 'graphql';
 import { createClient as createSseClient } from 'graphql-sse';
 import { createClient as createWsClient } from 'graphql-ws';
+import { expect } from 'vitest';
 import WebSocket from 'ws';
 import { mintToken } from '../../src/auth/tokens.js';
 import { scopes } from '../../src/domain/authorization.js';
@@ -228,6 +229,11 @@ export async function restPet(server: ServerProcess, token: string, quantity = 5
   const id = String(pet.body?.id);
   if (quantity > 0) await restCall(server, 'PUT', `/store/inventory/${id}`, token, { quantity });
   return { id, categoryId: category.body?.id as number };
+}
+
+/** A subscription event as clients receive it: its data, and its cursor in `extensions`. */
+export function eventOf(data: Record<string, unknown>) {
+  return { data, extensions: { cursor: expect.stringMatching(/^\d+$/) } };
 }
 
 /** The first error's code and status of a result, or of the errors a client reported. */
