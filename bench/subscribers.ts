@@ -4,12 +4,19 @@ import type { ServerProcess } from './processes.js';
 import { quantile } from './stats.js';
 
 export interface SubscribersResult {
+  database: string;
   subscribers: number;
   writes: number;
   /** Events received, of subscribers × writes expected. */
   delivered: number;
   /** Milliseconds from the write's response to each subscriber's event (negative: before it). */
   latencyMs: { p50: number; p99: number; max: number };
+  /**
+   * Per write, milliseconds from its response (its commit is before it) to the last subscriber's
+   * event; and the same from the moment its request was sent (its commit is after it).
+   */
+  lastDeliveryMs: { p50: number; p99: number; max: number };
+  lastDeliveryFromRequestMs: { p50: number; p99: number; max: number };
   /** Growth of the product's resident memory per open subscriber. */
   rssPerSubscriberKiB: number;
   rssBeforeMB: number;
@@ -91,12 +98,15 @@ export async function measureSubscribers(
   const rssWith = (await product.stats()).rss;
 
   const latencies: number[] = [];
+  const lastDeliveries: number[] = [];
+  const lastFromRequest: number[] = [];
   let delivered = 0;
   for (let write = 0; write < writes; write++) {
     const petId = fixture.readIds[write] as number;
     const times: number[] = [];
     currentWrite = write;
     received.set(write, times);
+    const sent = performance.now();
     const response = await fetch(`${product.url}/api/pets/${petId}`, {
       method: 'PUT',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -112,32 +122,48 @@ export async function measureSubscribers(
     }
     delivered += times.length;
     for (const at of times) latencies.push(at - answered);
+    if (times.length > 0) {
+      lastDeliveries.push(Math.max(...times) - answered);
+      lastFromRequest.push(Math.max(...times) - sent);
+    }
     await new Promise((resolve) => setTimeout(resolve, pauseMs));
   }
   for (const stream of streams) stream.destroy();
 
   const round = (value: number) => Math.round(value * 10) / 10;
+  const spread = (values: number[]) => ({
+    p50: round(quantile(values, 0.5)),
+    p99: round(quantile(values, 0.99)),
+    max: round(Math.max(...values)),
+  });
   return {
+    database: fixture.database,
     subscribers,
     writes,
     delivered,
-    latencyMs: {
-      p50: round(quantile(latencies, 0.5)),
-      p99: round(quantile(latencies, 0.99)),
-      max: round(Math.max(...latencies)),
-    },
+    latencyMs: spread(latencies),
+    lastDeliveryMs: spread(lastDeliveries),
+    lastDeliveryFromRequestMs: spread(lastFromRequest),
     rssPerSubscriberKiB: Math.round((rssWith - rssBefore) / subscribers / 1024),
     rssBeforeMB: Math.round(rssBefore / 2 ** 20),
     rssWithSubscribersMB: Math.round(rssWith / 2 ** 20),
   };
 }
 
-export function formatSubscribers(result: SubscribersResult): string {
+export function formatSubscribers(results: readonly SubscribersResult[]): string {
+  const first = results[0];
+  if (!first) return '';
   return [
-    `### ${result.subscribers} SSE subscribers (petChanged), ${result.writes} REST writes`,
+    `### ${first.subscribers} SSE subscribers (petChanged), ${first.writes} REST writes`,
     '',
-    '| delivered | latency p50 ms | p99 ms | max ms | RSS before | RSS with subscribers | per subscriber |',
-    '|--:|--:|--:|--:|--:|--:|--:|',
-    `| ${result.delivered} / ${result.subscribers * result.writes} | ${result.latencyMs.p50} | ${result.latencyMs.p99} | ${result.latencyMs.max} | ${result.rssBeforeMB} MB | ${result.rssWithSubscribersMB} MB | ${result.rssPerSubscriberKiB} KiB |`,
+    '| database | delivered | each event p50 / p99 / max ms | last subscriber per write p50 / p99 / max ms | the same from the request | RSS before | RSS with subscribers | per subscriber |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|',
+    ...results.map(
+      (result) =>
+        `| ${result.database} | ${result.delivered} / ${result.subscribers * result.writes} | ${triple(result.latencyMs)} | ${triple(result.lastDeliveryMs)} | ${triple(result.lastDeliveryFromRequestMs)} | ${result.rssBeforeMB} MB | ${result.rssWithSubscribersMB} MB | ${result.rssPerSubscriberKiB} KiB |`,
+    ),
   ].join('\n');
 }
+
+const triple = ({ p50, p99, max }: { p50: number; p99: number; max: number }) =>
+  `${p50} / ${p99} / ${max}`;

@@ -152,6 +152,8 @@ describe('configuration', () => {
         'RESPONSE_CACHE_TTL_MS',
         'PERSISTED_OPERATIONS_ONLY',
         'IDEMPOTENCY_KEY_TTL_HOURS',
+        'EVENT_RETENTION_HOURS',
+        'EVENT_BUFFER_SIZE',
         'LOG_LEVEL',
         'SHUTDOWN_TIMEOUT_MS',
         'OTEL_EXPORTER_OTLP_ENDPOINT',

@@ -107,8 +107,9 @@ export class EventDelivery {
       events = buffered.slice(from, from + limit);
     } else {
       const rows = await this.#reader.after(cursor, limit);
+      // The newest event is never removed, so nothing found means removed too.
+      if (rows[0]?.id !== cursor + 1n) throw cursorExpired(cursor);
       events = rows.filter((row) => row.id <= head).map(fromRow);
-      if (rows.length > 0 && rows[0]?.id !== cursor + 1n) throw cursorExpired(cursor);
     }
     return events;
   }

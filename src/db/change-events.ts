@@ -180,6 +180,8 @@ function storedEvent(row: Record<string, unknown>): StoredEvent {
 }
 
 const RECONNECT_MS = { first: 100, max: 5000 };
+/** The reader's statements are small reads by key; none should run anywhere near this. */
+const READ_TIMEOUT_MS = 10_000;
 
 function postgresReader(
   config: Extract<DatabaseConfig, { provider: 'postgresql' }>,
@@ -216,7 +218,7 @@ function postgresReader(
       connectionString: url.toString(),
       options: [
         config.schema ? `-c search_path="${config.schema}"` : '',
-        '-c statement_timeout=10000',
+        `-c statement_timeout=${READ_TIMEOUT_MS}`,
       ]
         .filter(Boolean)
         .join(' '),
