@@ -69,7 +69,9 @@ async function openSubscriptions(url: string): Promise<number> {
 /**
  * `subscribers` SSE streams of `petChanged` on the product, then `writes` pet updates over REST
  * one after another: how long after each write's response every subscriber has its event, and the
- * product's memory per open subscriber.
+ * product's memory per open subscriber. Each write is one event, delivered to each subscriber once
+ * and in order, so a subscriber's n-th event is the n-th write's, however late it comes; a stream
+ * whose event ids do not rise is a failure.
  */
 export async function measureSubscribers(
   product: ServerProcess,
@@ -78,16 +80,26 @@ export async function measureSubscribers(
   { subscribers = 1000, writes = 20, pauseMs = 250 } = {},
 ): Promise<SubscribersResult> {
   const rssBefore = (await product.stats()).rss;
-  const received = new Map<number, number[]>();
-  let currentWrite = -1;
+  // Per write, when each subscriber had its event.
+  const received = Array.from({ length: writes }, () => [] as number[]);
+  let outOfOrder = 0;
   const streams: http.ClientRequest[] = [];
+  const subscriber = () => {
+    let count = 0;
+    let lastId = -1n;
+    return (at: number, message: string) => {
+      const id = /^id: (\d+)$/m.exec(message)?.[1];
+      if (id !== undefined) {
+        if (BigInt(id) <= lastId) outOfOrder++;
+        lastId = BigInt(id);
+      }
+      received[count++]?.push(at);
+    };
+  };
   // Opened in batches, as clients arriving.
   for (let i = 0; i < subscribers; i += 100) {
     const batch = Array.from({ length: Math.min(100, subscribers - i) }, () =>
-      openStream(product.url, (at) => {
-        const times = received.get(currentWrite);
-        if (times) times.push(at);
-      }),
+      openStream(product.url, subscriber()),
     );
     streams.push(...(await Promise.all(batch)));
   }
@@ -101,11 +113,11 @@ export async function measureSubscribers(
   const lastDeliveries: number[] = [];
   const lastFromRequest: number[] = [];
   let delivered = 0;
+  const answeredAt: number[] = [];
+  const sentAt: number[] = [];
   for (let write = 0; write < writes; write++) {
     const petId = fixture.readIds[write] as number;
-    const times: number[] = [];
-    currentWrite = write;
-    received.set(write, times);
+    const times = received[write] as number[];
     const sent = performance.now();
     const response = await fetch(`${product.url}/api/pets/${petId}`, {
       method: 'PUT',
@@ -120,15 +132,26 @@ export async function measureSubscribers(
     while (times.length < subscribers && performance.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
+    sentAt.push(sent);
+    answeredAt.push(answered);
+    await new Promise((resolve) => setTimeout(resolve, pauseMs));
+  }
+  // The late ones, for a while.
+  const deadline = performance.now() + 10_000;
+  while (received.some((times) => times.length < subscribers) && performance.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  for (const stream of streams) stream.destroy();
+  if (outOfOrder > 0) throw new Error(`${outOfOrder} events came out of order`);
+  received.forEach((times, write) => {
+    const answered = answeredAt[write] as number;
     delivered += times.length;
     for (const at of times) latencies.push(at - answered);
     if (times.length > 0) {
       lastDeliveries.push(Math.max(...times) - answered);
-      lastFromRequest.push(Math.max(...times) - sent);
+      lastFromRequest.push(Math.max(...times) - (sentAt[write] as number));
     }
-    await new Promise((resolve) => setTimeout(resolve, pauseMs));
-  }
-  for (const stream of streams) stream.destroy();
+  });
 
   const round = (value: number) => Math.round(value * 10) / 10;
   const spread = (values: number[]) => ({
