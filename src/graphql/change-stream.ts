@@ -47,6 +47,7 @@ export async function changeStream<Event, Value>(
   const source = ctx.source;
   if (!source) throw new Error('subscriptions are not served here');
   const { events } = source;
+  const closed = source.request?.signal;
 
   let done = false;
   let wake: (() => void) | undefined;
@@ -63,11 +64,11 @@ export async function changeStream<Event, Value>(
     clearTimeout(expiry);
     stopWatching();
     release();
-    source.closed?.removeEventListener('abort', finish);
+    closed?.removeEventListener('abort', finish);
     notify();
   };
   const release = ctx.subscriber.subscriptions.open(ctx.subscriber.client, finish);
-  source.closed?.addEventListener('abort', finish);
+  closed?.addEventListener('abort', finish);
 
   let cursor: bigint;
   try {
@@ -76,7 +77,7 @@ export async function changeStream<Event, Value>(
     finish();
     throw error;
   }
-  if (source.closed?.aborted) finish();
+  if (closed?.aborted) finish();
   stopWatching = events.watch(notify);
 
   // The token's expiry ends the stream then, not at the next event: the client learns of it
@@ -193,12 +194,10 @@ async function startingCursor(
   source: NonNullable<GraphQLContext['source']>,
   after: string | null | undefined,
 ): Promise<bigint> {
-  const resumeFrom = source.lastEventId ?? after ?? undefined;
+  const lastEventId = source.request?.headers.get('last-event-id') ?? undefined;
+  const resumeFrom = lastEventId ?? after ?? undefined;
   if (resumeFrom === undefined) return source.events.position();
-  const cursor = parseCursor(
-    resumeFrom,
-    source.lastEventId === undefined ? 'after' : 'Last-Event-ID',
-  );
+  const cursor = parseCursor(resumeFrom, lastEventId === undefined ? 'after' : 'Last-Event-ID');
   await source.events.checkResumable(cursor);
   return cursor;
 }

@@ -5,14 +5,17 @@ import { ListItemBudget } from './list-items.js';
 import { createLoaders, type Loaders } from './loaders.js';
 import type { Subscriber } from './subscriptions.js';
 
-/** Where a subscription's events come from, and where its client asked to resume. */
+/** Where a subscription's events come from, and what its client's request says. */
 export interface SubscriptionSource {
   /** The outbox's delivery in this process. */
   readonly events: EventDelivery;
-  /** The SSE `Last-Event-ID` the client resent on reconnecting: it wins over `after`. */
-  readonly lastEventId?: string | undefined;
-  /** Aborted when the client's connection closes (SSE): the subscription ends at once. */
-  readonly closed?: AbortSignal | undefined;
+  /**
+   * The HTTP request of a subscription over SSE: its `Last-Event-ID` (the browser resends it on
+   * reconnecting; it wins over `after`), and its signal, aborted when the client's connection
+   * closes (the subscription ends at once). Read only by subscriptions: other operations never
+   * pay for its headers or its signal.
+   */
+  readonly request?: Request | undefined;
   /**
    * The transport closes the connection when the token expires (WebSocket, 4403): the stream then
    * only makes sure that no event follows, instead of ending with an error event of its own.

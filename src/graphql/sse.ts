@@ -26,11 +26,19 @@ function serialize(result: Result): string {
   });
 }
 
+/** Messages of results that several subscribers share (src/graphql/shared-events.ts). */
+const messages = new WeakMap<Result, string>();
+
 /** One SSE message: `id:` when the result is an event with a cursor (src/graphql/event-cursors.ts). */
 function message(result: Result): string {
-  const cursor = result.extensions?.cursor;
-  const id = typeof cursor === 'string' ? `id: ${cursor}\n` : '';
-  return `event: next\n${id}data: ${serialize(result)}\n\n`;
+  let text = messages.get(result);
+  if (text === undefined) {
+    const cursor = result.extensions?.cursor;
+    const id = typeof cursor === 'string' ? `id: ${cursor}\n` : '';
+    text = `event: next\n${id}data: ${serialize(result)}\n\n`;
+    messages.set(result, text);
+  }
+  return text;
 }
 
 /**

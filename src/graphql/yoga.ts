@@ -41,6 +41,7 @@ import { logOperationNames } from './operation-log.js';
 import { type PersistedManifest, persistedOperations } from './persisted.js';
 import { documentErrorCodes, requestShape } from './request-errors.js';
 import { schema as baseSchema } from './schema/index.js';
+import { sharedEventResults } from './shared-events.js';
 import { serverSentEvents } from './sse.js';
 import type { Subscriptions } from './subscriptions.js';
 import { unpagedLists } from './unpaged-lists.js';
@@ -236,6 +237,8 @@ function createYogaServer(
     return budget;
   };
   const plugins = [
+    // Before tracing, which wraps the subscribe function it sets.
+    sharedEventResults(),
     // Outermost: the operation's span covers every phase and every other plugin's work.
     ...(tracingEnabled() ? [graphqlTracing()] : []),
     // First: the other checks and the limits see the document a persisted operation stands for.
@@ -264,7 +267,7 @@ function createYogaServer(
     logOperationNames(),
     graphqlMetrics(metrics),
     logFailures,
-    eventCursors,
+    eventCursors(),
     serverSentEvents(),
     // Last: it wraps the execution the others prepared (the mutation's loaders, its signal).
     idempotentMutations(idempotency, maskError),
@@ -299,9 +302,7 @@ function createYogaServer(
         { client, subscriptions },
         {
           events,
-          // Over SSE: where the browser's EventSource asks to resume, and its connection.
-          lastEventId: (request as Request | undefined)?.headers.get('last-event-id') ?? undefined,
-          closed: (request as Request | undefined)?.signal,
+          request: request as Request | undefined,
           transportEndsAtExpiry: transport === 'websocket',
         },
       ),
