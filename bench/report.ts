@@ -27,8 +27,8 @@ export interface Report {
   plan: Plan;
   scenarios: ScenarioResult[];
   targets: TargetCheck[];
-  /** The SSE subscribers scenario, when it ran. */
-  subscribers?: SubscribersResult;
+  /** The SSE subscribers scenario, per database, when it ran. */
+  subscribers: SubscribersResult[];
 }
 
 const databaseNames: Record<BenchDatabase, string> = {

@@ -88,7 +88,7 @@ const profileArgs = (server: string, database: BenchDatabase) =>
     : [];
 const load = startLoadGenerator();
 const results: ScenarioResult[] = [];
-let subscribers: SubscribersResult | undefined;
+const subscribers: SubscribersResult[] = [];
 try {
   for (const database of databases as BenchDatabase[]) {
     progress(`${database}: creating the bench database: ${pets} pets…`);
@@ -117,7 +117,7 @@ try {
     subscribers,
   };
   console.log(formatReport(report));
-  if (subscribers) console.log(`\n${formatSubscribers(subscribers)}`);
+  if (subscribers.length > 0) console.log(`\n${formatSubscribers(subscribers)}`);
   progress(`\nJSON: ${await writeReport(report, resultsDir)}`);
 } finally {
   load.stop();
@@ -187,10 +187,9 @@ async function benchDatabase(fixture: Fixture): Promise<ScenarioResult[]> {
       Object.assign(result, await measure(load, plan, requests, servers));
       if (scenario.writes) result.unaccountedUnits = await fixture.unaccountedUnits();
     }
-    // The subscribers are measured once, on the first database.
-    if ((!only || only.includes(SUBSCRIBERS)) && subscribers === undefined) {
+    if (!only || only.includes(SUBSCRIBERS)) {
       progress(`${database} ${SUBSCRIBERS}: 1,000 SSE streams, then REST writes…`);
-      subscribers = await measureSubscribers(product, fixture, token);
+      subscribers.push(await measureSubscribers(product, fixture, token));
     }
   } finally {
     await Promise.all([

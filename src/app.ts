@@ -10,8 +10,7 @@ import { responseCache } from './cache/http.js';
 import { MemoryCacheStore } from './cache/memory-store.js';
 import { RedisCacheStore } from './cache/redis-store.js';
 import type { CacheStore } from './cache/store.js';
-import { createMemoryChangeFeed } from './changes/memory-feed.js';
-import { createRedisChangeFeed } from './changes/redis-feed.js';
+import { type Outbox, openOutbox } from './changes/outbox.js';
 import type { Config } from './config.js';
 import { type Database, openDatabase } from './db/client.js';
 import { migrate } from './db/migrate.js';
@@ -69,8 +68,10 @@ export interface App {
   readonly devSecret: string | undefined;
   readonly database: Database;
   readonly logger: Logger;
-  /** Where committed writes are reported (shared through Redis when configured). */
+  /** Where committed writes are reported. */
   readonly changes: ChangeFeed;
+  /** The outbox's delivery (what subscriptions read) and its retention. */
+  readonly events: Pick<Outbox, 'delivery' | 'retention'>;
   /** Serves GraphQL subscriptions over WebSocket on `server`'s /graphql (the HTTP ones need nothing). */
   serveWebSockets(server: Server): void;
   /**
@@ -95,7 +96,10 @@ async function openStore(config: Config, logger: Logger): Promise<Database> {
   return database;
 }
 
-/** What replicas share through Redis when REDIS_URL is set, else what one process keeps. */
+/**
+ * What replicas share through Redis when REDIS_URL is set, else what one process keeps; and the
+ * change feed, which every replica reads from the database they share.
+ */
 interface SharedState {
   redis: RedisConnection | undefined;
   changes: ChangeFeed;
@@ -103,7 +107,12 @@ interface SharedState {
   stopEvicting: () => void;
 }
 
-function sharedState(config: Config, logger: Logger, metrics: Metrics): SharedState {
+function sharedState(
+  config: Config,
+  logger: Logger,
+  metrics: Metrics,
+  changes: ChangeFeed,
+): SharedState {
   const redis = config.redisUrl
     ? connectRedis(config.redisUrl, {
         databaseUrl: config.database.url,
@@ -111,7 +120,6 @@ function sharedState(config: Config, logger: Logger, metrics: Metrics): SharedSt
         onFailure: () => metrics.redisFailures.inc(),
       })
     : undefined;
-  const changes = redis ? createRedisChangeFeed(redis) : createMemoryChangeFeed();
   const ttlMs = config.responseCacheTtlMs;
   const maxEntryBytes = config.responseCacheMaxEntryBytes;
   const cache =
@@ -129,7 +137,7 @@ function sharedState(config: Config, logger: Logger, metrics: Metrics): SharedSt
             maxEntryBytes,
             metrics,
           });
-  // Writes on either edge (and, through the feed, on other replicas) evict before they answer.
+  // Writes on either edge evict before they answer; other replicas' once the outbox delivers them.
   const stopEvicting = cache?.listen(changes) ?? (() => {});
   return { redis, changes, cache, stopEvicting };
 }
@@ -265,7 +273,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const database = await openStore(config, logger);
   const subscriptions = new Subscriptions(config.limits.subscriptionsPerClient);
   const metrics = createMetrics(database, subscriptions);
-  const state = sharedState(config, logger, metrics);
+  const outbox = await openOutbox(database, { ...config.events, logger });
+  const state = sharedState(config, logger, metrics, outbox.feed);
   const clientNames = new ClientNames(config.clientNames);
   const usage = new UsageRecorder({ database, logger, metrics, ...config.usage });
   // Public reads by id, coalesced across the requests in flight on both edges.
@@ -297,6 +306,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     limits: config.limits,
     metrics,
     subscriptions,
+    events: outbox.delivery,
     cache: state.cache !== undefined,
     developmentToken,
     persistedManifest,
@@ -322,6 +332,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     database,
     logger,
     changes: state.changes,
+    events: outbox,
     serveWebSockets(server) {
       webSockets ??= serveWebSockets(server, {
         ...{ graphql, verify, limits, logger },
@@ -339,6 +350,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       state.stopEvicting();
       // What was counted since the last write, while the database is still open.
       await usage.close();
+      await outbox.close();
       await state.redis?.close();
       await database.close();
     },

@@ -37,7 +37,7 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   /** Origins whose browser scripts may call /graphql and /api; empty: same-origin only; `*`: any. */
   readonly corsOrigins: readonly string[];
-  /** Shared state for replicas (rate limits, cache, change feed); in process without it. */
+  /** Shared state for replicas (rate limits, response cache); in process without it. */
   readonly redisUrl: string | undefined;
   /** How long a public read stays in the response cache; 0 turns the cache off. */
   readonly responseCacheTtlMs: number;
@@ -58,6 +58,12 @@ export interface Config {
   readonly responseCacheMaxBytes: number;
   /** How many entries one Redis command removes when a write evicts (the rest in further commands). */
   readonly responseCacheEvictChunk: number;
+  readonly events: {
+    /** How long committed events are kept for subscriptions to resume from, in hours. */
+    readonly retentionHours: number;
+    /** The newest events each process keeps in memory for its subscribers. */
+    readonly bufferSize: number;
+  };
   /** How many client names and versions (request headers) become label values; the rest `other`. */
   readonly clientNames: ClientNameLimits;
   /** What the usage of schema coordinates and REST operations costs in memory and is kept for. */
@@ -279,6 +285,12 @@ const envSchema = z.object({
     .int('must be a whole number')
     .min(0, 'must be 0 or more')
     .default(10_000),
+  EVENT_RETENTION_HOURS: positiveInt(24).refine((hours) => hours <= 24 * 365, {
+    message: 'must be at most 8760 (a year)',
+  }),
+  EVENT_BUFFER_SIZE: positiveInt(10_000).refine((size) => size <= 1_000_000, {
+    message: 'must be at most 1000000',
+  }),
 });
 
 /**
@@ -377,6 +389,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       retentionDays: vars.USAGE_RETENTION_DAYS,
       flushIntervalMs: vars.USAGE_FLUSH_INTERVAL_MS,
       bufferEntries: vars.USAGE_BUFFER_ENTRIES,
+    }),
+    events: Object.freeze({
+      retentionHours: vars.EVENT_RETENTION_HOURS,
+      bufferSize: vars.EVENT_BUFFER_SIZE,
     }),
   });
 }

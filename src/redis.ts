@@ -4,17 +4,16 @@ import type { Logger } from './logger.js';
 import { logFailure } from './observability/log-throttle.js';
 
 /**
- * The replicas' shared state: one connection for commands and one for pub/sub (a subscribed
- * connection can do nothing else). Redis being away must never fail or stall a request: commands
- * fail at once while disconnected (no offline queue) or after `commandTimeout`, and the callers
- * fall back (see each user). Reconnection is automatic, for as long as the process runs.
+ * The replicas' shared state, on one connection. Redis being away must never fail or stall a
+ * request: commands fail at once while disconnected (no offline queue) or after `commandTimeout`,
+ * and the callers fall back (see each user). Reconnection is automatic, for as long as the process
+ * runs.
  */
 export interface RedisConnection {
-  /** Begins every key and channel: one deployment's replicas share it, others never collide. */
+  /** Begins every key: one deployment's replicas share it, others never collide. */
   readonly prefix: string;
   readonly commands: Redis;
-  readonly subscriber: Redis;
-  /** 'up' while both connections are ready. */
+  /** 'up' while the connection is ready. */
   status(): 'up' | 'down';
   /** Called with every failure of a Redis command or connection (counted, logged throttled). */
   failed(error: unknown): void;
@@ -53,12 +52,6 @@ export function connectRedis(
     retryStrategy: (attempt: number) => Math.min(attempt * 100, 1000),
   };
   const commands = new Redis(url, options);
-  // The subscriber waits for messages; its commands (SUBSCRIBE) queue until it is connected.
-  const subscriber = new Redis(url, {
-    ...options,
-    enableOfflineQueue: true,
-    commandTimeout: undefined,
-  });
   const failed = (error: unknown) => {
     onFailure?.();
     logFailure(
@@ -69,16 +62,13 @@ export function connectRedis(
   };
   // Without a listener a connection error would be an uncaught exception.
   commands.on('error', failed);
-  subscriber.on('error', failed);
   return {
     prefix: deploymentPrefix(databaseUrl),
     commands,
-    subscriber,
-    status: () => (commands.status === 'ready' && subscriber.status === 'ready' ? 'up' : 'down'),
+    status: () => (commands.status === 'ready' ? 'up' : 'down'),
     failed,
     async close() {
       commands.disconnect();
-      subscriber.disconnect();
     },
   };
 }

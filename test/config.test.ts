@@ -211,6 +211,8 @@ describe('configuration', () => {
         'USAGE_RETENTION_DAYS',
         'USAGE_FLUSH_INTERVAL_MS',
         'USAGE_BUFFER_ENTRIES',
+        'EVENT_RETENTION_HOURS',
+        'EVENT_BUFFER_SIZE',
         'LOG_LEVEL',
         'SHUTDOWN_TIMEOUT_MS',
         'OTEL_EXPORTER_OTLP_ENDPOINT',

@@ -58,6 +58,8 @@ export function createTokenVerifier(settings: AuthSettings): TokenVerifier {
       authenticated: true,
       subject: payload.sub,
       scopes: new Set(scope.split(' ').filter(Boolean)),
+      // `exp` is required above.
+      expiresAt: (payload.exp as number) * 1000,
     };
   };
 }

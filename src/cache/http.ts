@@ -30,7 +30,9 @@ async function cacheKey(c: Context<AppEnv>): Promise<string | undefined> {
     if (method !== 'POST' || !graphql || !/json/i.test(c.req.header('content-type') ?? ''))
       return undefined;
     body = await c.req.raw.text();
-    c.req.raw = new Request(url, { method, headers: c.req.raw.headers, body });
+    // The client's disconnection still reaches the edge (an event stream ends at once).
+    const { headers, signal } = c.req.raw;
+    c.req.raw = new Request(url, { method, headers, body, signal });
   }
   const { pathname, search } = new URL(url);
   return createHash('sha256')

@@ -1,5 +1,4 @@
 import { isPrismaError } from '../db/errors.js';
-import { inTransaction } from '../db/transaction.js';
 import { domainOperation } from '../tracing/hooks.js';
 import { requireScope } from './authorization.js';
 import type { DomainContext } from './context.js';
@@ -7,6 +6,7 @@ import { DomainError } from './errors.js';
 import { parseId } from './ids.js';
 import { optionalText, requiredText } from './validation.js';
 import { type IfVersion, nextVersion, writeVersioned } from './versions.js';
+import { writeReporting } from './write.js';
 
 export interface CategoryInput {
   name: string;
@@ -48,14 +48,17 @@ export const createCategory = domainOperation(
   async function createCategory(ctx: DomainContext, input: CategoryInput) {
     requireScope(ctx.viewer, 'pets:write');
     const data = categoryData(input);
-    let category: Awaited<ReturnType<typeof ctx.db.category.create>>;
-    try {
-      category = await ctx.db.category.create({ data });
-    } catch (error) {
-      throw nameTaken(error, data.name);
-    }
-    await ctx.changes.publish([{ entity: 'category', kind: 'created', id: category.id }]);
-    return category;
+    return writeReporting(
+      ctx,
+      async (tx) => {
+        try {
+          return await tx.category.create({ data });
+        } catch (error) {
+          throw nameTaken(error, data.name);
+        }
+      },
+      (category) => [{ entity: 'category', kind: 'created', id: category.id }],
+    );
   },
 );
 
@@ -75,26 +78,27 @@ export const updateCategory = domainOperation(
     requireScope(ctx.viewer, 'pets:write');
     const id = parseId(rawId, 'id');
     const data = categoryData(input);
-    const category = await inTransaction(ctx.db, (tx) =>
-      writeVersioned(
-        { resource: 'category', id, ifVersion },
-        () => tx.category.findUnique({ where: { id } }),
-        async (before) => {
-          try {
-            const { count } = await tx.category.updateMany({
-              where: { id, version: before.version },
-              data: { ...data, version: nextVersion },
-            });
-            if (count === 0) return undefined;
-          } catch (error) {
-            throw nameTaken(error, data.name);
-          }
-          return { ...before, ...data, version: before.version + 1 };
-        },
-      ),
+    return writeReporting(
+      ctx,
+      (tx) =>
+        writeVersioned(
+          { resource: 'category', id, ifVersion },
+          () => tx.category.findUnique({ where: { id } }),
+          async (before) => {
+            try {
+              const { count } = await tx.category.updateMany({
+                where: { id, version: before.version },
+                data: { ...data, version: nextVersion },
+              });
+              if (count === 0) return undefined;
+            } catch (error) {
+              throw nameTaken(error, data.name);
+            }
+            return { ...before, ...data, version: before.version + 1 };
+          },
+        ),
+      () => [{ entity: 'category', kind: 'updated', id }],
     );
-    await ctx.changes.publish([{ entity: 'category', kind: 'updated', id }]);
-    return category;
   },
 );
 
@@ -113,27 +117,29 @@ export const deleteCategory = domainOperation(
         'CATEGORY_IN_USE',
         `Category ${id} still has pets; move or delete them first`,
       );
-    await inTransaction(ctx.db, (tx) =>
-      writeVersioned(
-        { resource: 'category', id, ifVersion },
-        () => tx.category.findUnique({ where: { id }, select: { version: true } }),
-        async (before) => {
-          if (await tx.pet.findFirst({ where: { categoryId: id }, select: { id: true } }))
-            throw inUse();
-          try {
-            const { count } = await tx.category.deleteMany({
-              where: { id, version: before.version },
-            });
-            return count === 0 ? undefined : id;
-          } catch (error) {
-            // A pet created between the check and the delete.
-            if (isPrismaError(error, 'P2003')) throw inUse();
-            throw error;
-          }
-        },
-      ),
+    await writeReporting(
+      ctx,
+      (tx) =>
+        writeVersioned(
+          { resource: 'category', id, ifVersion },
+          () => tx.category.findUnique({ where: { id }, select: { version: true } }),
+          async (before) => {
+            if (await tx.pet.findFirst({ where: { categoryId: id }, select: { id: true } }))
+              throw inUse();
+            try {
+              const { count } = await tx.category.deleteMany({
+                where: { id, version: before.version },
+              });
+              return count === 0 ? undefined : id;
+            } catch (error) {
+              // A pet created between the check and the delete.
+              if (isPrismaError(error, 'P2003')) throw inUse();
+              throw error;
+            }
+          },
+        ),
+      () => [{ entity: 'category', kind: 'deleted', id }],
     );
-    await ctx.changes.publish([{ entity: 'category', kind: 'deleted', id }]);
     return id;
   },
 );

@@ -1,3 +1,5 @@
+import type { Tx } from '../db/transaction.js';
+
 export type ChangeKind = 'created' | 'updated' | 'deleted';
 
 /** A committed write, as readers of the data care about it: what changed, and its ids. */
@@ -21,12 +23,20 @@ export type ChangeListener = (
 ) => void | Promise<void>;
 
 /**
- * Where the domain reports its writes once they are committed, whichever edge made them (never a
- * write that was rolled back). Listeners are the response cache, which must have evicted before
- * the write answers (so `publish` waits for them), and the subscriptions. In memory by default
- * (src/changes/); through Redis, replicas hear each other's writes.
+ * Where the domain reports its writes, whichever edge made them (src/changes/). A write records
+ * its changes in its own transaction (the outbox), so that they commit with it or not at all,
+ * never for a write that was rolled back; once committed it publishes them. Listeners (the
+ * response cache) hear this process's changes when they are published, and must have evicted
+ * before the write answers (so `publish` waits for them); they hear the changes of other
+ * processes (replicas) as the outbox's delivery reads them. Subscriptions read the outbox itself.
  */
 export interface ChangeFeed {
+  /**
+   * Writes the changes' events in the write's transaction `tx`, with the write's trace context
+   * (`cause`, a W3C traceparent) when it is traced.
+   */
+  record(tx: Tx, changes: readonly Change[], cause?: string): Promise<void>;
+  /** After the commit: tells this process's listeners, and wakes the delivery. */
   publish(changes: readonly Change[]): Promise<void>;
   /** Returns the function that unsubscribes. */
   subscribe(listener: ChangeListener): () => void;
@@ -34,6 +44,9 @@ export interface ChangeFeed {
 
 /** For contexts that only read (coalesced public reads, the cost limit's counts). */
 export const readOnly: ChangeFeed = {
+  record: async () => {
+    throw new Error('a read-only domain context cannot record changes');
+  },
   publish: async () => {
     throw new Error('a read-only domain context cannot publish changes');
   },

@@ -8,6 +8,8 @@ export interface Viewer {
   readonly authenticated: boolean;
   readonly subject: string | undefined;
   readonly scopes: ReadonlySet<string>;
+  /** When the token expires (ms since the epoch): a subscription ends then. */
+  readonly expiresAt?: number | undefined;
 }
 
 export const anonymous: Viewer = Object.freeze({

@@ -27,6 +27,8 @@ export const errorStatus = {
   /** The first request with this Idempotency-Key is still running (with Retry-After). */
   IDEMPOTENCY_KEY_IN_FLIGHT: 409,
   ENDPOINT_SUNSET: 410,
+  /** A subscription resumed from a cursor older than the events kept (EVENT_RETENTION_HOURS). */
+  EVENT_CURSOR_EXPIRED: 410,
   /** If-Match or ifVersion names a version that is no longer current. */
   PRECONDITION_FAILED: 412,
   PAYLOAD_TOO_LARGE: 413,

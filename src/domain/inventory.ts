@@ -1,4 +1,3 @@
-import { inTransaction } from '../db/transaction.js';
 import { domainOperation } from '../tracing/hooks.js';
 import { requireScope } from './authorization.js';
 import type { Change } from './changes.js';
@@ -7,6 +6,7 @@ import { parseId } from './ids.js';
 import { type Page, pageArgs } from './paging.js';
 import { integerInRange } from './validation.js';
 import { type IfVersion, nextVersion, writeVersioned } from './versions.js';
+import { writeReporting } from './write.js';
 
 export const MAX_STOCK = 1_000_000;
 
@@ -60,31 +60,35 @@ export const updateInventory = domainOperation(
     requireScope(ctx.viewer, 'inventory:write');
     const petId = parseId(rawPetId, 'petId');
     const stock = integerInRange(quantity, 'quantity', 0, MAX_STOCK);
-    const { item, madeAvailable } = await inTransaction(ctx.db, (tx) =>
-      writeVersioned(
-        { resource: 'pet', id: petId, ifVersion, name: `The stock of pet ${petId}` },
-        () => tx.inventoryItem.findUnique({ where: { petId } }),
-        async (before) => {
-          const { count } = await tx.inventoryItem.updateMany({
-            where: { petId, version: before.version },
-            data: { quantity: stock, version: nextVersion },
-          });
-          if (count === 0) return undefined;
-          const { count: madeAvailable } =
-            stock > 0
-              ? await tx.pet.updateMany({
-                  where: { id: petId, status: 'sold' },
-                  data: { status: 'available', version: nextVersion },
-                })
-              : { count: 0 };
-          const item = { ...before, quantity: stock, version: before.version + 1 };
-          return { item, madeAvailable: madeAvailable > 0 };
-        },
-      ),
+    const { item } = await writeReporting(
+      ctx,
+      (tx) =>
+        writeVersioned(
+          { resource: 'pet', id: petId, ifVersion, name: `The stock of pet ${petId}` },
+          () => tx.inventoryItem.findUnique({ where: { petId } }),
+          async (before) => {
+            const { count } = await tx.inventoryItem.updateMany({
+              where: { petId, version: before.version },
+              data: { quantity: stock, version: nextVersion },
+            });
+            if (count === 0) return undefined;
+            const { count: madeAvailable } =
+              stock > 0
+                ? await tx.pet.updateMany({
+                    where: { id: petId, status: 'sold' },
+                    data: { status: 'available', version: nextVersion },
+                  })
+                : { count: 0 };
+            const item = { ...before, quantity: stock, version: before.version + 1 };
+            return { item, madeAvailable: madeAvailable > 0 };
+          },
+        ),
+      ({ madeAvailable }) => {
+        const changes: Change[] = [{ entity: 'inventory', kind: 'updated', petId }];
+        if (madeAvailable) changes.push({ entity: 'pet', kind: 'updated', id: petId });
+        return changes;
+      },
     );
-    const changes: Change[] = [{ entity: 'inventory', kind: 'updated', petId }];
-    if (madeAvailable) changes.push({ entity: 'pet', kind: 'updated', id: petId });
-    await ctx.changes.publish(changes);
     return item;
   },
 );

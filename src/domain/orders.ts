@@ -1,6 +1,5 @@
 import * as batchReads from '../db/batch-reads.js';
 import { insertOrderTakingStock } from '../db/place-order.js';
-import { inTransaction } from '../db/transaction.js';
 import type { Prisma } from '../generated/sqlite/client.js';
 import { domainOperation } from '../tracing/hooks.js';
 import { requireScope } from './authorization.js';
@@ -11,6 +10,7 @@ import { parseId } from './ids.js';
 import { type Page, pageArgs } from './paging.js';
 import { integerInRange, optionalDateTime } from './validation.js';
 import { type IfVersion, nextVersion, writeVersioned } from './versions.js';
+import { writeReporting } from './write.js';
 
 export const MAX_ORDER_QUANTITY = 10_000;
 
@@ -94,19 +94,21 @@ export const placeOrder = domainOperation(
     const petId = parseId(input.petId, 'petId');
     const quantity = integerInRange(input.quantity, 'quantity', 1, MAX_ORDER_QUANTITY);
     const shipDate = optionalDateTime(input.shipDate, 'shipDate');
-    const placed = await inTransaction(ctx.db, (tx) =>
-      insertOrderTakingStock(tx, ctx.dialect, petId, quantity, shipDate),
+    const placed = await writeReporting(
+      ctx,
+      (tx) => insertOrderTakingStock(tx, ctx.dialect, petId, quantity, shipDate),
+      ({ order, soldOut }) => {
+        if (!order) return [];
+        const changes: Change[] = [
+          { entity: 'order', kind: 'created', id: order.id, petId },
+          { entity: 'inventory', kind: 'updated', petId },
+        ];
+        // The pet itself changes only when this order took its last unit: it is sold now.
+        if (soldOut) changes.push({ entity: 'pet', kind: 'updated', id: petId });
+        return changes;
+      },
     );
-    if (placed.order) {
-      const changes: Change[] = [
-        { entity: 'order', kind: 'created', id: placed.order.id, petId },
-        { entity: 'inventory', kind: 'updated', petId },
-      ];
-      // The pet itself changes only when this order took its last unit: it is sold now.
-      if (placed.soldOut) changes.push({ entity: 'pet', kind: 'updated', id: petId });
-      await ctx.changes.publish(changes);
-      return placed.order;
-    }
+    if (placed.order) return placed.order;
     if (placed.status === undefined) {
       throw new DomainError('UNKNOWN_PET', `petId ${petId} names no existing pet`);
     }
@@ -137,32 +139,33 @@ export const updateOrder = domainOperation(
     const shipDate =
       input.shipDate === undefined ? undefined : optionalDateTime(input.shipDate, 'shipDate');
     const complete = input.complete ?? undefined;
-    const order = await inTransaction(ctx.db, (tx) =>
-      writeVersioned(
-        { resource: 'order', id, ifVersion },
-        () => tx.order.findUnique({ where: { id } }),
-        async (order) => {
-          if (order.complete) {
-            const reopens = complete === false;
-            const movesShipDate =
-              shipDate !== undefined && shipDate?.getTime() !== order.shipDate?.getTime();
-            if (reopens || movesShipDate) throw alreadyComplete(id, 'changed');
-            return order;
-          }
-          // Nothing to change: the order stays as it is, at its version.
-          if (shipDate === undefined && complete === undefined) return order;
-          const { count } = await tx.order.updateMany({
-            where: { id, complete: false, version: order.version },
-            data: { shipDate, complete, version: nextVersion },
-          });
-          // Changed since it was read (perhaps completed): read again.
-          if (count === 0) return undefined;
-          return tx.order.findUniqueOrThrow({ where: { id } });
-        },
-      ),
+    return writeReporting(
+      ctx,
+      (tx) =>
+        writeVersioned(
+          { resource: 'order', id, ifVersion },
+          () => tx.order.findUnique({ where: { id } }),
+          async (order) => {
+            if (order.complete) {
+              const reopens = complete === false;
+              const movesShipDate =
+                shipDate !== undefined && shipDate?.getTime() !== order.shipDate?.getTime();
+              if (reopens || movesShipDate) throw alreadyComplete(id, 'changed');
+              return order;
+            }
+            // Nothing to change: the order stays as it is, at its version.
+            if (shipDate === undefined && complete === undefined) return order;
+            const { count } = await tx.order.updateMany({
+              where: { id, complete: false, version: order.version },
+              data: { shipDate, complete, version: nextVersion },
+            });
+            // Changed since it was read (perhaps completed): read again.
+            if (count === 0) return undefined;
+            return tx.order.findUniqueOrThrow({ where: { id } });
+          },
+        ),
+      (order) => [{ entity: 'order', kind: 'updated', id, petId: order.petId }],
     );
-    await ctx.changes.publish([{ entity: 'order', kind: 'updated', id, petId: order.petId }]);
-    return order;
   },
 );
 
@@ -179,34 +182,38 @@ export const cancelOrder = domainOperation(
   ): Promise<bigint> {
     requireScope(ctx.viewer, 'orders:write');
     const id = parseId(rawId, 'id');
-    const { petId, madeAvailable } = await inTransaction(ctx.db, (tx) =>
-      writeVersioned(
-        { resource: 'order', id, ifVersion },
-        () => tx.order.findUnique({ where: { id } }),
-        async (order) => {
-          if (order.complete) throw alreadyComplete(id, 'cancelled');
-          const { count } = await tx.order.deleteMany({
-            where: { id, complete: false, version: order.version },
-          });
-          if (count === 0) return undefined;
-          await tx.inventoryItem.update({
-            where: { petId: order.petId },
-            data: { quantity: { increment: order.quantity }, version: nextVersion },
-          });
-          const { count: madeAvailable } = await tx.pet.updateMany({
-            where: { id: order.petId, status: 'sold' },
-            data: { status: 'available', version: nextVersion },
-          });
-          return { petId: order.petId, madeAvailable: madeAvailable > 0 };
-        },
-      ),
+    await writeReporting(
+      ctx,
+      (tx) =>
+        writeVersioned(
+          { resource: 'order', id, ifVersion },
+          () => tx.order.findUnique({ where: { id } }),
+          async (order) => {
+            if (order.complete) throw alreadyComplete(id, 'cancelled');
+            const { count } = await tx.order.deleteMany({
+              where: { id, complete: false, version: order.version },
+            });
+            if (count === 0) return undefined;
+            await tx.inventoryItem.update({
+              where: { petId: order.petId },
+              data: { quantity: { increment: order.quantity }, version: nextVersion },
+            });
+            const { count: madeAvailable } = await tx.pet.updateMany({
+              where: { id: order.petId, status: 'sold' },
+              data: { status: 'available', version: nextVersion },
+            });
+            return { petId: order.petId, madeAvailable: madeAvailable > 0 };
+          },
+        ),
+      ({ petId, madeAvailable }) => {
+        const changes: Change[] = [
+          { entity: 'order', kind: 'deleted', id, petId },
+          { entity: 'inventory', kind: 'updated', petId },
+        ];
+        if (madeAvailable) changes.push({ entity: 'pet', kind: 'updated', id: petId });
+        return changes;
+      },
     );
-    const changes: Change[] = [
-      { entity: 'order', kind: 'deleted', id, petId },
-      { entity: 'inventory', kind: 'updated', petId },
-    ];
-    if (madeAvailable) changes.push({ entity: 'pet', kind: 'updated', id: petId });
-    await ctx.changes.publish(changes);
     return id;
   },
 );

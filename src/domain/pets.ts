@@ -1,6 +1,6 @@
 import * as batchReads from '../db/batch-reads.js';
 import { isPrismaError } from '../db/errors.js';
-import { inTransaction, type Queries } from '../db/transaction.js';
+import type { Queries } from '../db/transaction.js';
 import type { Prisma } from '../generated/sqlite/client.js';
 import { domainOperation } from '../tracing/hooks.js';
 import { requireScope } from './authorization.js';
@@ -11,6 +11,7 @@ import { parseId } from './ids.js';
 import { type Page, pageArgs } from './paging.js';
 import { requiredText } from './validation.js';
 import { type IfVersion, nextVersion, writeVersioned } from './versions.js';
+import { writeReporting } from './write.js';
 
 export const petStatuses = ['available', 'pending', 'sold'] as const;
 export type PetStatus = (typeof petStatuses)[number];
@@ -98,19 +99,22 @@ export const createPet = domainOperation(
   async function createPet(ctx: DomainContext, input: PetInput) {
     requireScope(ctx.viewer, 'pets:write');
     const data = await checkedInput(ctx.db, input);
-    let pet: Awaited<ReturnType<typeof ctx.db.pet.create>>;
-    try {
-      pet = await ctx.db.pet.create({
-        data: { ...data, inventory: { create: { quantity: 0 } } },
-      });
-    } catch (error) {
-      throw unknownCategory(error, data.categoryId);
-    }
-    await ctx.changes.publish([
-      { entity: 'pet', kind: 'created', id: pet.id },
-      { entity: 'inventory', kind: 'created', petId: pet.id },
-    ]);
-    return pet;
+    return writeReporting(
+      ctx,
+      async (tx) => {
+        try {
+          return await tx.pet.create({
+            data: { ...data, inventory: { create: { quantity: 0 } } },
+          });
+        } catch (error) {
+          throw unknownCategory(error, data.categoryId);
+        }
+      },
+      (pet) => [
+        { entity: 'pet', kind: 'created', id: pet.id },
+        { entity: 'inventory', kind: 'created', petId: pet.id },
+      ],
+    );
   },
 );
 
@@ -130,38 +134,42 @@ export const updatePet = domainOperation(
   ) {
     requireScope(ctx.viewer, 'pets:write');
     const id = parseId(rawId, 'id');
-    const { pet, statusChanged } = await inTransaction(ctx.db, (tx) =>
-      writeVersioned(
-        { resource: 'pet', id, ifVersion },
-        () => tx.pet.findUnique({ where: { id } }),
-        async (before) => {
-          const data = await checkedInput(tx, input);
-          let count: number;
-          try {
-            ({ count } = await tx.pet.updateMany({
-              where: { id, version: before.version },
-              data: { ...data, version: nextVersion },
-            }));
-          } catch (error) {
-            throw unknownCategory(error, data.categoryId);
-          }
-          if (count === 0) return undefined;
-          const pet = { ...before, ...data, status: data.status ?? before.status };
-          pet.version = before.version + 1;
-          const statusChanged = pet.status !== before.status;
-          if (statusChanged)
-            await tx.inventoryItem.updateMany({
-              where: { petId: id },
-              data: { version: nextVersion },
-            });
-          return { pet, statusChanged };
-        },
-      ),
+    const { pet } = await writeReporting(
+      ctx,
+      (tx) =>
+        writeVersioned(
+          { resource: 'pet', id, ifVersion },
+          () => tx.pet.findUnique({ where: { id } }),
+          async (before) => {
+            const data = await checkedInput(tx, input);
+            let count: number;
+            try {
+              ({ count } = await tx.pet.updateMany({
+                where: { id, version: before.version },
+                data: { ...data, version: nextVersion },
+              }));
+            } catch (error) {
+              throw unknownCategory(error, data.categoryId);
+            }
+            if (count === 0) return undefined;
+            const pet = { ...before, ...data, status: data.status ?? before.status };
+            pet.version = before.version + 1;
+            const statusChanged = pet.status !== before.status;
+            if (statusChanged)
+              await tx.inventoryItem.updateMany({
+                where: { petId: id },
+                data: { version: nextVersion },
+              });
+            return { pet, statusChanged };
+          },
+        ),
+      ({ statusChanged }) => {
+        const changes: Change[] = [{ entity: 'pet', kind: 'updated', id }];
+        // The inventory item shows the pet's status.
+        if (statusChanged) changes.push({ entity: 'inventory', kind: 'updated', petId: id });
+        return changes;
+      },
     );
-    const changes: Change[] = [{ entity: 'pet', kind: 'updated', id }];
-    // The inventory item shows the pet's status.
-    if (statusChanged) changes.push({ entity: 'inventory', kind: 'updated', petId: id });
-    await ctx.changes.publish(changes);
     return pet;
   },
 );
@@ -178,28 +186,30 @@ export const deletePet = domainOperation(
     const id = parseId(rawId, 'id');
     const hasOrders = () =>
       new DomainError('PET_HAS_ORDERS', `Pet ${id} has orders and cannot be deleted`);
-    await inTransaction(ctx.db, (tx) =>
-      writeVersioned(
-        { resource: 'pet', id, ifVersion },
-        () => tx.pet.findUnique({ where: { id }, select: { version: true } }),
-        async (before) => {
-          if (await tx.order.findFirst({ where: { petId: id }, select: { id: true } }))
-            throw hasOrders();
-          try {
-            const { count } = await tx.pet.deleteMany({ where: { id, version: before.version } });
-            return count === 0 ? undefined : id;
-          } catch (error) {
-            // An order placed between the check and the delete.
-            if (isPrismaError(error, 'P2003')) throw hasOrders();
-            throw error;
-          }
-        },
-      ),
+    await writeReporting(
+      ctx,
+      (tx) =>
+        writeVersioned(
+          { resource: 'pet', id, ifVersion },
+          () => tx.pet.findUnique({ where: { id }, select: { version: true } }),
+          async (before) => {
+            if (await tx.order.findFirst({ where: { petId: id }, select: { id: true } }))
+              throw hasOrders();
+            try {
+              const { count } = await tx.pet.deleteMany({ where: { id, version: before.version } });
+              return count === 0 ? undefined : id;
+            } catch (error) {
+              // An order placed between the check and the delete.
+              if (isPrismaError(error, 'P2003')) throw hasOrders();
+              throw error;
+            }
+          },
+        ),
+      () => [
+        { entity: 'pet', kind: 'deleted', id },
+        { entity: 'inventory', kind: 'deleted', petId: id },
+      ],
     );
-    await ctx.changes.publish([
-      { entity: 'pet', kind: 'deleted', id },
-      { entity: 'inventory', kind: 'deleted', petId: id },
-    ]);
     return id;
   },
 );

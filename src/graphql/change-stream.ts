@@ -1,89 +1,163 @@
+import { type ChangeEvent, cursorOf, parseCursor } from '../changes/event.js';
 import type { Change } from '../domain/changes.js';
 import { DomainError } from '../domain/errors.js';
 import { inLinkedSpan } from '../tracing/hooks.js';
 import type { GraphQLContext } from './context.js';
-import { PendingEvents } from './pending-events.js';
-import { SUBSCRIPTION_QUEUE_SIZE } from './subscriptions.js';
 
-/** What a subscription field makes of the change feed. */
+/** What a subscription field makes of the committed changes. */
 export interface ChangeSelection<Event, Value> {
   /** The event a change means for this subscriber, or undefined when its arguments filter it out. */
   select(change: Change): Event | undefined;
-  /** Events with the same key coalesce while they wait. */
-  keyOf(event: Event): string;
   /**
    * Reads what the event delivers, with the event's fresh loaders; undefined skips it (the thing is
-   * gone by the time its event is delivered).
+   * gone by the time its event is delivered). `cursor` is the event's.
    */
-  deliver(event: Event): Value | undefined | Promise<Value | undefined>;
+  deliver(event: Event, cursor: string): Value | undefined | Promise<Value | undefined>;
 }
 
-const slowConsumer = (size: number) =>
+/** Events taken from the delivery at a time. */
+const BATCH = 100;
+/** How long a stream waits before reading again after the outbox could not be read. */
+const RETRY_MS = 1000;
+/** The longest a timer may wait (setTimeout's limit); a later expiry is checked again then. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+const tokenExpired = () =>
   new DomainError(
-    'RATE_LIMITED',
-    `More than ${size} events waited for this subscription because the client did not read them; it has been ended: subscribe again and re-read what you show`,
+    'UNAUTHENTICATED',
+    'The bearer token of this subscription has expired: subscribe again with a new token',
   );
 
 /**
- * A subscription's source stream: the changes of the app's change feed that `selection` picks,
- * each delivered with fresh reads (new loaders for every event, with the subscriber's viewer), in
- * a bounded queue (`PendingEvents`). It counts against the subscriber's bound from the moment it
- * is created, so a refusal is the subscription's error rather than its first event. When the
- * client falls too far behind, the last value is an error (the field's resolver throws it) and
- * the stream ends.
+ * A subscription's source stream: the committed changes that `selection` picks, in commit order,
+ * each exactly once, each delivered with fresh reads (new loaders for every event, with the
+ * subscriber's viewer). It starts after the cursor the client resumes from (SSE `Last-Event-ID`,
+ * else the field's `after`), or after the newest event for a new subscription; it holds only its
+ * cursor, reading the events from the process's delivery as the client asks for them, so a client
+ * that does not read costs nothing but the cursor. It counts against the subscriber's bound from
+ * the moment it is created (a refusal is the subscription's error rather than its first event),
+ * and it ends with an error event when the token expires, and at once when the client's
+ * connection closes.
  */
-export function changeStream<Event, Value>(
+export async function changeStream<Event, Value>(
   ctx: GraphQLContext,
   selection: ChangeSelection<Event, Value>,
-  queueSize = SUBSCRIPTION_QUEUE_SIZE,
-): AsyncIterableIterator<Value | Error> {
-  // Each event with the trace context of the write that caused it.
-  const pending = new PendingEvents<{ event: Event; cause: string | undefined }>(queueSize);
+  after: string | null | undefined,
+): Promise<AsyncIterableIterator<Value | Error>> {
+  const source = ctx.source;
+  if (!source) throw new Error('subscriptions are not served here');
+  const { events } = source;
+  const closed = source.request?.signal;
+
   let done = false;
+  let wake: (() => void) | undefined;
+  const notify = () => {
+    const waiting = wake;
+    wake = undefined;
+    waiting?.();
+  };
+  let expiry: NodeJS.Timeout | undefined;
+  let stopWatching = () => {};
   const finish = () => {
     if (done) return;
     done = true;
-    pending.clear();
-    unsubscribe();
+    clearTimeout(expiry);
+    stopWatching();
     release();
-    pending.notify();
+    closed?.removeEventListener('abort', finish);
+    notify();
   };
   const release = ctx.subscriber.subscriptions.open(ctx.subscriber.client, finish);
-  const unsubscribe = ctx.domain.changes.subscribe((changes, _origin, cause) => {
-    for (const change of changes) {
-      const event = selection.select(change);
-      if (event !== undefined && !pending.add(selection.keyOf(event), { event, cause })) break;
-    }
-    if (pending.overflowed) unsubscribe();
-    pending.notify();
-  });
+  closed?.addEventListener('abort', finish);
 
-  /** The next event's value, read afresh; undefined when the stream has ended. */
+  let cursor: bigint;
+  try {
+    cursor = await startingCursor(source, after);
+  } catch (error) {
+    finish();
+    throw error;
+  }
+  if (closed?.aborted) finish();
+  stopWatching = events.watch(notify);
+
+  // The token's expiry ends the stream then, not at the next event: the client learns of it
+  // (over WebSocket the transport closes the connection instead).
+  const expiresAt = ctx.domain.viewer.expiresAt;
+  let expired = false;
+  const armExpiry = () => {
+    if (expiresAt === undefined || done || source.transportEndsAtExpiry) return;
+    const left = expiresAt - Date.now();
+    if (left <= 0) {
+      expired = true;
+      notify();
+      return;
+    }
+    expiry = setTimeout(armExpiry, Math.min(left, MAX_TIMER_MS));
+    expiry.unref();
+  };
+  armExpiry();
+  const hasExpired = () => expired || (expiresAt !== undefined && Date.now() >= expiresAt);
+
+  let batch: readonly ChangeEvent[] = [];
+  let index = 0;
+  const pause = (ms?: number) =>
+    new Promise<void>((resolve) => {
+      wake = resolve;
+      if (ms !== undefined) setTimeout(notify, ms).unref();
+    });
+
+  /** The next event's value, read afresh; undefined once the stream has ended. */
   const next = async (): Promise<Value | Error | undefined> => {
     while (!done) {
-      const waiting = pending.take();
-      if (waiting === undefined) {
-        if (pending.overflowed) {
-          finish();
-          return slowConsumer(queueSize);
+      // Never an event after the token's expiry.
+      if (hasExpired()) {
+        finish();
+        ctx.eventCursor = undefined;
+        return source.transportEndsAtExpiry ? undefined : tokenExpired();
+      }
+      const event = batch[index];
+      if (event === undefined) {
+        if (cursor >= events.head) {
+          await pause();
+          continue;
         }
-        await pending.wait();
+        try {
+          batch = await events.after(cursor, BATCH);
+          index = 0;
+        } catch (error) {
+          if (error instanceof DomainError) {
+            // The client fell behind what the outbox keeps.
+            finish();
+            ctx.eventCursor = undefined;
+            return error;
+          }
+          // The outbox cannot be read (the database is away): try again shortly.
+          await pause(RETRY_MS);
+        }
         continue;
       }
+      index++;
+      cursor = event.id;
+      const selected = event.change && selection.select(event.change);
+      if (selected === undefined) continue;
       // Each event reads anew: nothing an earlier event loaded is reused.
       ctx.nextEvent();
+      const eventCursor = cursorOf(event.id);
       try {
-        const { event, cause } = waiting;
         const value = await inLinkedSpan(
           'subscription event',
-          cause,
-          { 'graphql.subscription.event': selection.keyOf(event) },
-          async () => selection.deliver(event),
+          event.cause,
+          { 'graphql.subscription.event': eventCursor },
+          async () => selection.deliver(selected, eventCursor),
         );
-        if (value !== undefined && !done) return value;
+        if (value === undefined || done) continue;
+        if (hasExpired()) continue;
+        ctx.eventCursor = eventCursor;
+        return value;
       } catch (error) {
         // The field's resolver throws it: an error on this event (masked, e.g. UNAVAILABLE),
         // and the stream goes on.
+        ctx.eventCursor = eventCursor;
         return error instanceof Error ? error : new Error(String(error));
       }
     }
@@ -109,6 +183,23 @@ export function changeStream<Event, Value>(
     },
   };
   return iterator;
+}
+
+/**
+ * Where a subscription starts: after the cursor its client resumes from (SSE `Last-Event-ID`, which
+ * the browser resends by itself, wins over the field's `after`), once the outbox is known to keep
+ * every event after it; else after the newest event committed so far.
+ */
+async function startingCursor(
+  source: NonNullable<GraphQLContext['source']>,
+  after: string | null | undefined,
+): Promise<bigint> {
+  const lastEventId = source.request?.headers.get('last-event-id') ?? undefined;
+  const resumeFrom = lastEventId ?? after ?? undefined;
+  if (resumeFrom === undefined) return source.events.position();
+  const cursor = parseCursor(resumeFrom, lastEventId === undefined ? 'after' : 'Last-Event-ID');
+  await source.events.checkResumable(cursor);
+  return cursor;
 }
 
 /** The subscription field's resolver: an event's value, or the error that ended the stream. */

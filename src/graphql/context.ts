@@ -1,8 +1,27 @@
+import type { EventDelivery } from '../changes/delivery.js';
 import type { SharedReads } from '../db/shared-reads.js';
 import type { DomainContext } from '../domain/context.js';
 import { ListItemBudget } from './list-items.js';
 import { createLoaders, type Loaders } from './loaders.js';
 import type { Subscriber } from './subscriptions.js';
+
+/** Where a subscription's events come from, and what its client's request says. */
+export interface SubscriptionSource {
+  /** The outbox's delivery in this process. */
+  readonly events: EventDelivery;
+  /**
+   * The HTTP request of a subscription over SSE: its `Last-Event-ID` (the browser resends it on
+   * reconnecting; it wins over `after`), and its signal, aborted when the client's connection
+   * closes (the subscription ends at once). Read only by subscriptions: other operations never
+   * pay for its headers or its signal.
+   */
+  readonly request?: Request | undefined;
+  /**
+   * The transport closes the connection when the token expires (WebSocket, 4403): the stream then
+   * only makes sure that no event follows, instead of ending with an error event of its own.
+   */
+  readonly transportEndsAtExpiry?: boolean;
+}
 
 /**
  * What GraphQL resolvers share in one operation. The loaders are new for each operation (and for
@@ -19,6 +38,13 @@ export interface GraphQLContext {
   readonly listItems: ListItemBudget;
   /** Who would hold the operation's subscription, for the per-client bound. */
   readonly subscriber: Subscriber;
+  /** What a subscription reads (absent where subscriptions are not served). */
+  readonly source?: SubscriptionSource | undefined;
+  /**
+   * The cursor of the event a subscription is delivering (src/graphql/event-cursors.ts puts it in
+   * the result's `extensions.cursor`); undefined for a result that is no event.
+   */
+  eventCursor?: string | undefined;
   /**
    * A subscription's next event starts its reads afresh (new loaders, a new list-item budget), so
    * an event never sees what an earlier one read. Called by the event stream before it delivers.
@@ -31,12 +57,14 @@ export function createContext(
   shared: SharedReads,
   listItems: ListItemBudget,
   subscriber: Subscriber,
+  source?: SubscriptionSource,
 ): GraphQLContext {
   return {
     domain,
     loaders: createLoaders(domain, shared),
     listItems,
     subscriber,
+    source,
     // `this`: the server copies these properties into the context object it hands to resolvers.
     nextEvent(this: { loaders: Loaders; listItems: ListItemBudget }) {
       this.loaders = createLoaders(domain, shared);

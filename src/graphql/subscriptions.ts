@@ -1,14 +1,6 @@
 import { DomainError } from '../domain/errors.js';
 import { ClientCounts } from './client-counts.js';
 
-/**
- * Events one subscription may have waiting for its client. Events for the same thing coalesce (the
- * data is read when an event is delivered, so one pending `updated` of pet 7 stands for any number
- * of them); past this many distinct pending events the client is too slow and the subscription
- * ends with an error, so a stalled reader costs the server a bounded amount of memory.
- */
-export const SUBSCRIPTION_QUEUE_SIZE = 100;
-
 /** Who holds a subscription: the token subject, else the peer address (as the rate limit). */
 export interface Subscriber {
   readonly client: string;

@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import { type ExecutionResult, GraphQLError, parse } from 'graphql';
 import type { SubscribePayload } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
-import { WebSocketServer } from 'ws';
+import { type WebSocket, WebSocketServer } from 'ws';
 import { type TokenVerifier, viewerOf } from '../auth/tokens.js';
 import { anonymous, type Viewer } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
@@ -83,6 +83,24 @@ function hashOnlyPayloads(key: string, value: unknown): unknown {
  * operation has already run through Yoga, so this constant document only says which.
  */
 const ALREADY_SUBSCRIBED = parse('subscription { __typename }');
+
+/** The longest a timer may wait (setTimeout's limit); a later expiry is checked again then. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * A connection is authorised for as long as its token is valid: once it expires the socket is
+ * closed with 4403, which ends its subscriptions (their streams deliver nothing after the expiry).
+ */
+function closeAtExpiry(socket: WebSocket, expiresAt: number): void {
+  let timer: NodeJS.Timeout | undefined;
+  const check = () => {
+    const left = expiresAt - Date.now();
+    if (left > 0) timer = setTimeout(check, Math.min(left, MAX_TIMER_MS));
+    else socket.close(REFUSED, 'The bearer token has expired');
+  };
+  check();
+  socket.once('close', () => clearTimeout(timer));
+}
 
 /** An error as the contract sends it: code and status in `extensions`, nothing of Yoga's `http`. */
 function contractJson(error: GraphQLError) {
@@ -191,6 +209,8 @@ export function serveWebSockets(server: Server, options: WebSocketOptions): WebS
           ctx.extra.socket.close(REFUSED, error.message.slice(0, 120));
           return false;
         }
+        const { expiresAt } = ctx.extra.viewer;
+        if (expiresAt !== undefined) closeAtExpiry(ctx.extra.socket, expiresAt);
         const client = clientKey(ctx.extra.viewer, addressOf(ctx.extra.request));
         const release = socketsOf.take(client);
         if (!release) {

@@ -9,6 +9,7 @@ import {
 } from 'graphql-yoga';
 import type { DevelopmentToken } from '../auth/dev-secret.js';
 import { cacheTagsPlugin, schemaNotingEntities } from '../cache/graphql.js';
+import type { EventDelivery } from '../changes/delivery.js';
 import type { Limits } from '../config.js';
 import type { Database } from '../db/client.js';
 import type { SharedReads } from '../db/shared-reads.js';
@@ -31,6 +32,7 @@ import { createContext, type GraphQLContext } from './context.js';
 import { demandControl } from './demand-control.js';
 import { createDocumentCache, forgetInvalidDocuments } from './documents.js';
 import { createErrorHandling } from './errors.js';
+import { eventCursors } from './event-cursors.js';
 import { graphiqlOptions } from './graphiql-options.js';
 import { idempotentMutations } from './idempotency.js';
 import { batchRules, costLimit, costRule, queryLimits } from './limits.js';
@@ -43,6 +45,8 @@ import { logOperationNames } from './operation-log.js';
 import { type PersistedManifest, persistedOperations } from './persisted.js';
 import { documentErrorCodes, requestShape } from './request-errors.js';
 import { schema as baseSchema } from './schema/index.js';
+import { sharedEventResults } from './shared-events.js';
+import { serverSentEvents } from './sse.js';
 import type { Subscriptions } from './subscriptions.js';
 import { unpagedLists } from './unpaged-lists.js';
 import { usageRecording } from './usage.js';
@@ -105,6 +109,8 @@ export interface GraphQLEdgeOptions {
   metrics: Metrics;
   /** The app's open subscriptions (both transports): the per-client bound, and shutdown. */
   subscriptions: Subscriptions;
+  /** The outbox's delivery, which subscriptions read. */
+  events: EventDelivery;
   /** Whether the response cache is on: answers then say what they hold (src/cache/graphql.ts). */
   cache: boolean;
   /** Public reads by id, shared by the REST and GraphQL requests in flight. */
@@ -197,6 +203,7 @@ function createYogaServer(
     limits,
     metrics,
     subscriptions,
+    events,
     cache,
     shared,
     persistedManifest,
@@ -238,6 +245,8 @@ function createYogaServer(
     return budget;
   };
   const plugins = [
+    // Before tracing, which wraps the subscribe function it sets.
+    sharedEventResults(),
     // Outermost: the operation's span covers every phase and every other plugin's work.
     ...(tracingEnabled() ? [graphqlTracing()] : []),
     // First: the other checks and the limits see the document a persisted operation stands for.
@@ -270,6 +279,8 @@ function createYogaServer(
     graphqlMetrics(metrics),
     logFailures,
     boundedErrors(limits),
+    eventCursors(),
+    serverSentEvents(),
     // Last: it wraps the execution the others prepared (the mutation's loaders, its signal).
     idempotentMutations(idempotency, maskError),
   ];
@@ -288,12 +299,17 @@ function createYogaServer(
       // Unexpected errors are logged once, with their path, by the error masker.
       error: (...args) => logger.debug(args),
     },
-    context: ({ viewer, client, request }) =>
+    context: ({ viewer, client, request, transport }) =>
       createContext(
         { db: database.prisma, dialect: database.dialect, viewer, changes },
         shared,
         listItemsOf(request as Request | undefined),
         { client, subscriptions },
+        {
+          events,
+          request: request as Request | undefined,
+          transportEndsAtExpiry: transport === 'websocket',
+        },
       ),
     fetchAPI: { Response: LateBoundResponse as unknown as typeof Response },
     // The app limits bodies before Yoga runs (src/http/body-limit.ts): Yoga's own limit would

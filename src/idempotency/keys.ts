@@ -103,10 +103,14 @@ export function isRecorded(status: number): boolean {
   return status < 500 && status !== 401 && status !== 403 && status !== 429;
 }
 
-/** A change feed that holds what is published until `flush`: until the transaction commits. */
+/**
+ * A change feed that holds what is published until `flush`: until the transaction commits (the
+ * events themselves are recorded in that transaction, as any write's).
+ */
 function heldChanges(feed: ChangeFeed) {
   const held: Change[] = [];
   const changes: ChangeFeed = {
+    record: (tx, recorded, cause) => feed.record(tx, recorded, cause),
     publish: async (published) => {
       held.push(...published);
     },

@@ -81,12 +81,13 @@ describe('npm run token', { timeout: 60_000 }, () => {
       issuer: undefined,
       audience: undefined,
     })(jwt);
+    const claims = decodeJwt(jwt);
     expect(viewer).toEqual({
       authenticated: true,
       subject: 'alice',
       scopes: new Set(['orders:read']),
+      expiresAt: (claims.exp ?? 0) * 1000,
     });
-    const claims = decodeJwt(jwt);
     expect((claims.exp ?? 0) - (claims.iat ?? 0)).toBe(120);
   });
 });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeDb } from '../helpers/app.js';
 import {
   codeOf,
+  eventOf,
   events,
   firstEvent,
   liveSecret,
@@ -203,8 +204,9 @@ describeDb('the GraphQL policies on every transport', () => {
             data: { pets: { totalCount: 5 } },
             extensions: { cost: { requestedQueryCost: 2, actualQueryCost: 2 } },
           }
-        : // A subscription's events carry no cost report; its first one, its warning.
-          firstEvent({ data: { petChanged: { id: petId } } }, 'petChanged'),
+        : // A subscription's events carry no cost report, only their cursor; its first one, its
+          // warning.
+          firstEvent(eventOf({ petChanged: { id: petId } }), 'petChanged'),
     );
   });
 });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeDb } from '../helpers/app.js';
 import {
   codeOf,
+  eventOf,
   events,
   firstEvent,
   liveSecret,
@@ -48,25 +49,23 @@ describeDb('subscriptions on the real server', () => {
       quantity: 2,
     });
     expect(placed.status).toBe(201);
-    const created = {
-      data: {
-        orderChanged: {
-          kind: 'created',
-          id: String(placed.body?.id),
-          // The last units: the pet is sold, as read when the event is delivered.
-          order: { quantity: 2, pet: { id: pet, status: 'sold', inventory: { quantity: 0 } } },
-        },
+    const created = eventOf({
+      orderChanged: {
+        kind: 'created',
+        id: String(placed.body?.id),
+        // The last units: the pet is sold, as read when the event is delivered.
+        order: { quantity: 2, pet: { id: pet, status: 'sold', inventory: { quantity: 0 } } },
       },
-    };
+    });
     expect(await overWs.next()).toEqual(firstEvent(created, 'orderChanged'));
     expect(await overSse.next()).toEqual(firstEvent(created, 'orderChanged'));
 
     expect(
       (await restCall(server, 'DELETE', `/store/orders/${placed.body?.id}`, token)).status,
     ).toBe(204);
-    const cancelled = {
-      data: { orderChanged: { kind: 'deleted', id: String(placed.body?.id), order: null } },
-    };
+    const cancelled = eventOf({
+      orderChanged: { kind: 'deleted', id: String(placed.body?.id), order: null },
+    });
     expect(await overWs.next()).toEqual(cancelled);
     expect(await overSse.next()).toEqual(cancelled);
 
@@ -95,20 +94,18 @@ describeDb('subscriptions on the real server', () => {
       name: 'Watched',
       categoryId: watched.categoryId,
     });
-    const updated = {
-      data: {
-        petChanged: {
-          kind: 'updated',
-          id: watched.id,
-          pet: { id: watched.id, name: 'Watched', status: 'available' },
-        },
+    const updated = eventOf({
+      petChanged: {
+        kind: 'updated',
+        id: watched.id,
+        pet: { id: watched.id, name: 'Watched', status: 'available' },
       },
-    };
+    });
     expect(await overWs.next()).toEqual(firstEvent(updated, 'petChanged'));
     expect(await overSse.next()).toEqual(firstEvent(updated, 'petChanged'));
 
     expect((await restCall(server, 'DELETE', `/pets/${watched.id}`, token)).status).toBe(204);
-    const deleted = { data: { petChanged: { kind: 'deleted', id: watched.id, pet: null } } };
+    const deleted = eventOf({ petChanged: { kind: 'deleted', id: watched.id, pet: null } });
     expect(await overWs.next()).toEqual(deleted);
     expect(await overSse.next()).toEqual(deleted);
     expect([...overWs.unread, ...overSse.unread]).toEqual([]);
@@ -308,7 +305,7 @@ describeDb('subscriptions on the real server', () => {
     await new Promise((resolve) => setTimeout(resolve, 1500));
     await restCall(server, 'PUT', `/store/inventory/${pet}`, token, { quantity: 9 });
     expect(await stock.next()).toEqual(
-      firstEvent({ data: { inventoryChanged: { petId: pet, quantity: 9 } } }, 'inventoryChanged'),
+      firstEvent(eventOf({ inventoryChanged: { petId: pet, quantity: 9 } }), 'inventoryChanged'),
     );
     stock.close();
     await untilOpen(server, 0);

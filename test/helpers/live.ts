@@ -1,12 +1,38 @@
 import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
 import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
 import type { ExecutionResult } from 'graphql';
 import { createClient as createSseClient } from 'graphql-sse';
 import { createClient as createWsClient } from 'graphql-ws';
+import { expect } from 'vitest';
 import WebSocket from 'ws';
+import type { App } from '../../src/app.js';
 import { mintToken } from '../../src/auth/tokens.js';
 import { scopes } from '../../src/domain/authorization.js';
 import type { ServerProcess } from './server.js';
+
+/** A running server, in a process of its own or in the test's (only its address is used). */
+export type Served = Pick<ServerProcess, 'url'>;
+
+/**
+ * Serves a test app over real HTTP and WebSocket on a free port of this process, as `server.ts`
+ * does: for tests that need a real connection and the app's insides (its outbox) at once.
+ */
+export async function serveApp(app: App): Promise<Served & { close(): Promise<void> }> {
+  const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }) as Server;
+  await new Promise((resolve) => server.once('listening', resolve));
+  app.serveWebSockets(server);
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    async close() {
+      await app.endSubscriptions();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
 
 /** The secret the real servers of the subscription tests verify tokens with. */
 export const liveSecret = randomBytes(32).toString('base64url');
@@ -20,7 +46,7 @@ export function liveToken(
 }
 
 /** The `ws://` URL of a real server's GraphQL endpoint. */
-export function wsUrl(server: ServerProcess): string {
+export function wsUrl(server: Served): string {
   return `${server.url.replace(/^http/, 'ws')}/graphql`;
 }
 
@@ -92,7 +118,7 @@ export function events<T = ExecutionResult>(subscribe: (sink: Sink<T>) => () => 
 }
 
 /** A graphql-ws client on the real server (Node 20 has no global WebSocket: the `ws` package). */
-export function wsClient(server: ServerProcess, token?: string) {
+export function wsClient(server: Served, token?: string) {
   const closes: { code: number; reason: string }[] = [];
   const client = createWsClient({
     url: wsUrl(server),
@@ -114,7 +140,7 @@ export function wsClient(server: ServerProcess, token?: string) {
  * will), and how the server answered: 101 (the socket is then closed) or a response and its body.
  */
 export function upgradeRequest(
-  server: ServerProcess,
+  server: Served,
   path: string,
   { method = 'GET', headers = {} }: { method?: string; headers?: Record<string, string> } = {},
 ): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
@@ -150,7 +176,7 @@ export function upgradeRequest(
 }
 
 /** A graphql-sse client (its default, distinct-connections mode) on the real server. */
-export function sseClient(server: ServerProcess, token?: string) {
+export function sseClient(server: Served, token?: string) {
   return createSseClient({
     url: `${server.url}/graphql`,
     headers: token ? { authorization: `Bearer ${token}` } : {},
@@ -158,8 +184,76 @@ export function sseClient(server: ServerProcess, token?: string) {
   });
 }
 
+/** One message of a GraphQL-over-SSE stream: `next` (with the event's `id`) or `complete`. */
+export interface SseMessage {
+  event: string;
+  id: string | undefined;
+  data: string;
+}
+
+/**
+ * A GraphQL-over-SSE subscription read by hand, as a browser's EventSource sees it: every
+ * message's `id:`, and `Last-Event-ID` sent when given (a reconnection). GET puts the document in
+ * the query string, as EventSource must.
+ */
+export function sseStream(
+  server: Served,
+  request: { query: string; token?: string; lastEventId?: string; method?: 'GET' | 'POST' },
+): Events<SseMessage> & { readonly status: Promise<number> } {
+  let resolveStatus: (status: number) => void = () => {};
+  const status = new Promise<number>((resolve) => {
+    resolveStatus = resolve;
+  });
+  const stream = events<SseMessage>((sink) => {
+    const get = request.method === 'GET';
+    const body = get ? undefined : JSON.stringify({ query: request.query });
+    const url = get
+      ? `${server.url}/graphql?query=${encodeURIComponent(request.query)}`
+      : `${server.url}/graphql`;
+    const outgoing = httpRequest(url, {
+      method: get ? 'GET' : 'POST',
+      agent: false,
+      headers: {
+        accept: 'text/event-stream',
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(request.token ? { authorization: `Bearer ${request.token}` } : {}),
+        ...(request.lastEventId === undefined ? {} : { 'last-event-id': request.lastEventId }),
+      },
+    });
+    outgoing.on('error', (error) => sink.error(error));
+    outgoing.on('response', (response) => {
+      resolveStatus(response.statusCode ?? 0);
+      let buffered = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => {
+        buffered += chunk;
+        let end = buffered.indexOf('\n\n');
+        while (end >= 0) {
+          const lines = buffered.slice(0, end).split('\n');
+          buffered = buffered.slice(end + 2);
+          end = buffered.indexOf('\n\n');
+          const field = (name: string) =>
+            lines
+              .find((line) => line.startsWith(`${name}:`))
+              ?.slice(name.length + 1)
+              .trim();
+          const event = field('event');
+          if (event === undefined) continue; // a keep-alive comment
+          sink.next({ event, id: field('id'), data: field('data') ?? '' });
+          if (event === 'complete') sink.complete();
+        }
+      });
+      response.on('end', () => sink.complete());
+      response.on('error', (error) => sink.error(error));
+    });
+    outgoing.end(body);
+    return () => outgoing.destroy();
+  });
+  return Object.assign(stream, { status });
+}
+
 /** The number of open subscriptions the server reports in /metrics. */
-export async function openSubscriptions(server: ServerProcess): Promise<number> {
+export async function openSubscriptions(server: Served): Promise<number> {
   const text = await (await fetch(`${server.url}/metrics`)).text();
   return Number(/^petstore_subscriptions_open (\d+)$/m.exec(text)?.[1] ?? Number.NaN);
 }
@@ -168,7 +262,7 @@ export async function openSubscriptions(server: ServerProcess): Promise<number> 
  * Waits until the server holds `count` open subscriptions: a subscription is live on the server
  * only some time after the client sent it, and a write before that is not seen.
  */
-export async function untilOpen(server: ServerProcess, count: number, timeoutMs = 5000) {
+export async function untilOpen(server: Served, count: number, timeoutMs = 5000) {
   const deadline = Date.now() + timeoutMs;
   let open = await openSubscriptions(server);
   while (open !== count) {
@@ -179,7 +273,7 @@ export async function untilOpen(server: ServerProcess, count: number, timeoutMs 
 }
 
 /** Every order of a pet on the real server, read page by page over REST. */
-export async function ordersOfPet(server: ServerProcess, token: string, petId: string) {
+export async function ordersOfPet(server: Served, token: string, petId: string) {
   const orders: { id: number; quantity: number }[] = [];
   for (let offset = 0; ; offset += 100) {
     const page = await fetch(
@@ -195,7 +289,7 @@ export async function ordersOfPet(server: ServerProcess, token: string, petId: s
 
 /** A REST call on the real server, with a token. */
 export async function restCall(
-  server: ServerProcess,
+  server: Served,
   method: string,
   path: string,
   token: string,
@@ -217,7 +311,7 @@ export async function restCall(
 }
 
 /** A pet with `quantity` in stock, made over REST: its id (as a string) and its category's. */
-export async function restPet(server: ServerProcess, token: string, quantity = 5) {
+export async function restPet(server: Served, token: string, quantity = 5) {
   const category = await restCall(server, 'POST', '/categories', token, {
     name: `Live ${randomBytes(4).toString('hex')}`,
   });
@@ -230,14 +324,20 @@ export async function restPet(server: ServerProcess, token: string, quantity = 5
   return { id, categoryId: category.body?.id as number };
 }
 
+/** A subscription event as clients receive it: its data, and its cursor in `extensions`. */
+export function eventOf(data: Record<string, unknown>) {
+  return { data, extensions: { cursor: expect.stringMatching(/^\d+$/) } };
+}
+
 /**
  * A subscription's first event as the server sends it: every subscription field is
  * `@experimental`, and the first event of a stream carries the warning (later ones do not).
  */
-export function firstEvent<T extends object>(event: T, field: string) {
+export function firstEvent<T extends { extensions?: object }>(event: T, field: string) {
   return {
     ...event,
     extensions: {
+      ...event.extensions,
       warnings: [
         {
           code: 'EXPERIMENTAL',

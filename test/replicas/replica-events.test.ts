@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { database, databaseAvailable } from '../helpers/app.js';
 import {
+  eventOf,
   events,
   firstEvent,
   liveSecret,
@@ -49,7 +50,7 @@ describe.runIf(database === 'postgresql' && databaseAvailable && redisUrl !== nu
         quantity: 2,
       });
       expect(placed.status).toBe(201);
-      const created = { data: { orderChanged: { kind: 'created', order: { quantity: 2 } } } };
+      const created = eventOf({ orderChanged: { kind: 'created', order: { quantity: 2 } } });
       expect(await overWs.next()).toEqual(firstEvent(created, 'orderChanged'));
       expect(await overSse.next()).toEqual(firstEvent(created, 'orderChanged'));
 

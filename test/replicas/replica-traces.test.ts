@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { database, databaseAvailable } from '../helpers/app.js';
 import {
+  eventOf,
   events,
   firstEvent,
   liveSecret,
@@ -67,7 +68,7 @@ describe.runIf(database === 'postgresql' && databaseAvailable && redisUrl !== nu
         body: JSON.stringify({ petId: Number(pet), quantity: 2 }),
       });
       expect(placed.status).toBe(201);
-      const created = { data: { orderChanged: { kind: 'created', order: { quantity: 2 } } } };
+      const created = eventOf({ orderChanged: { kind: 'created', order: { quantity: 2 } } });
       expect(await overWs.next()).toEqual(firstEvent(created, 'orderChanged'));
       expect(await overSse.next()).toEqual(firstEvent(created, 'orderChanged'));
 

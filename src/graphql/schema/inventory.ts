@@ -6,6 +6,7 @@ import { existing } from '../loaders.js';
 import { builder } from './builder.js';
 import { connectionArgs, connectionType, resolveListConnection } from './connection.js';
 import { connectionCost, mutationCost } from './cost-directives.js';
+import { afterDescription } from './event-cursor.js';
 import { PetStatus } from './pet-status.js';
 import { needs } from './scopes.js';
 import {
@@ -82,21 +83,25 @@ builder.subscriptionFields((t) => ({
   inventoryChanged: t.field({
     type: InventoryItem,
     directives: { experimental: {} },
-    description: "Stock as it changes (one pet's with `petId`), read when delivered. Experimental.",
-    args: { petId: t.arg.id() },
+    description:
+      "Stock as it changes (one pet's with `petId`), read when delivered; each event's cursor is in its `extensions.cursor`. Experimental.",
+    args: { petId: t.arg.id(), after: t.arg.string({ description: afterDescription }) },
     subscribe: (_root, args, ctx) => {
       const petId = args.petId == null ? undefined : parseId(args.petId, 'petId');
-      return changeStream(ctx, {
-        // A deleted pet has no stock left to show.
-        select: (change) =>
-          change.entity === 'inventory' &&
-          change.kind !== 'deleted' &&
-          (petId === undefined || change.petId === petId)
-            ? change.petId
-            : undefined,
-        keyOf: (id) => String(id),
-        deliver: async (id) => (await ctx.loaders.inventory.load(id)) ?? undefined,
-      });
+      return changeStream(
+        ctx,
+        {
+          // A deleted pet has no stock left to show.
+          select: (change) =>
+            change.entity === 'inventory' &&
+            change.kind !== 'deleted' &&
+            (petId === undefined || change.petId === petId)
+              ? change.petId
+              : undefined,
+          deliver: async (id) => (await ctx.loaders.inventory.load(id)) ?? undefined,
+        },
+        args.after,
+      );
     },
     resolve: (item) => delivered(item),
   }),

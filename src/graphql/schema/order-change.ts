@@ -4,18 +4,21 @@ import { parseId } from '../../domain/ids.js';
 import { changeStream, delivered } from '../change-stream.js';
 import { builder } from './builder.js';
 import { ChangeKind } from './change-kind.js';
+import { afterDescription, cursorDescription } from './event-cursor.js';
 import { Order } from './order.js';
 import { needs } from './scopes.js';
 
 interface OrderChangeEvent {
   kind: Kind;
   id: bigint;
+  cursor: string;
 }
 
 const OrderChange = builder.objectRef<OrderChangeEvent>('OrderChange').implement({
   fields: (t) => ({
     kind: t.field({ type: ChangeKind, resolve: (change) => change.kind }),
     id: t.id({ resolve: (change) => String(change.id) }),
+    cursor: t.exposeString('cursor', { description: cursorDescription }),
     // Read when the event is delivered; null once the order is cancelled.
     order: t.field({
       type: Order,
@@ -33,22 +36,29 @@ builder.subscriptionFields((t) => ({
     directives: { experimental: {} },
     description:
       "Orders placed, updated or cancelled (one order with `id`, a pet's with `petId`); needs orders:read. Experimental.",
-    args: { id: t.arg.id(), petId: t.arg.id() },
+    args: {
+      id: t.arg.id(),
+      petId: t.arg.id(),
+      after: t.arg.string({ description: afterDescription }),
+    },
     subscribe: (_root, args, ctx) => {
-      // Checked when subscribing: a refused subscription never opens.
+      // Checked when subscribing (resuming included): a refused subscription never opens.
       requireScope(ctx.domain.viewer, 'orders:read');
       const id = args.id == null ? undefined : parseId(args.id, 'id');
       const petId = args.petId == null ? undefined : parseId(args.petId, 'petId');
-      return changeStream(ctx, {
-        select: (change) =>
-          change.entity === 'order' &&
-          (id === undefined || change.id === id) &&
-          (petId === undefined || change.petId === petId)
-            ? { kind: change.kind, id: change.id }
-            : undefined,
-        keyOf: (event) => `${event.kind}:${event.id}`,
-        deliver: (event) => event,
-      });
+      return changeStream(
+        ctx,
+        {
+          select: (change) =>
+            change.entity === 'order' &&
+            (id === undefined || change.id === id) &&
+            (petId === undefined || change.petId === petId)
+              ? { kind: change.kind, id: change.id }
+              : undefined,
+          deliver: (event, cursor) => ({ ...event, cursor }),
+        },
+        args.after,
+      );
     },
     resolve: (event: OrderChangeEvent | Error) => delivered(event),
   }),

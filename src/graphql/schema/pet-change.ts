@@ -3,17 +3,20 @@ import { parseId } from '../../domain/ids.js';
 import { changeStream, delivered } from '../change-stream.js';
 import { builder } from './builder.js';
 import { ChangeKind } from './change-kind.js';
+import { afterDescription, cursorDescription } from './event-cursor.js';
 import { Pet } from './pet.js';
 
 interface PetChangeEvent {
   kind: Kind;
   id: bigint;
+  cursor: string;
 }
 
 const PetChange = builder.objectRef<PetChangeEvent>('PetChange').implement({
   fields: (t) => ({
     kind: t.field({ type: ChangeKind, resolve: (change) => change.kind }),
     id: t.id({ resolve: (change) => String(change.id) }),
+    cursor: t.exposeString('cursor', { description: cursorDescription }),
     // Read when the event is delivered; null once the pet is deleted.
     pet: t.field({
       type: Pet,
@@ -29,17 +32,20 @@ builder.subscriptionFields((t) => ({
     type: PetChange,
     directives: { experimental: {} },
     description: 'Pets created, updated or deleted (one pet with `id`). Experimental.',
-    args: { id: t.arg.id() },
+    args: { id: t.arg.id(), after: t.arg.string({ description: afterDescription }) },
     subscribe: (_root, args, ctx) => {
       const id = args.id == null ? undefined : parseId(args.id, 'id');
-      return changeStream(ctx, {
-        select: (change) =>
-          change.entity === 'pet' && (id === undefined || change.id === id)
-            ? { kind: change.kind, id: change.id }
-            : undefined,
-        keyOf: (event) => `${event.kind}:${event.id}`,
-        deliver: (event) => event,
-      });
+      return changeStream(
+        ctx,
+        {
+          select: (change) =>
+            change.entity === 'pet' && (id === undefined || change.id === id)
+              ? { kind: change.kind, id: change.id }
+              : undefined,
+          deliver: (event, cursor) => ({ ...event, cursor }),
+        },
+        args.after,
+      );
     },
     resolve: (event: PetChangeEvent | Error) => delivered(event),
   }),

@@ -1,0 +1,62 @@
+import { randomInt } from 'node:crypto';
+import { appendEvents, eventChannel } from '../db/change-events.js';
+import type { Database } from '../db/client.js';
+import type { Change, ChangeFeed, ChangeListener, ChangeOrigin } from '../domain/changes.js';
+import { currentTraceparent } from '../tracing/hooks.js';
+import type { EventDelivery } from './delivery.js';
+import { type ChangeEvent, toRow } from './event.js';
+
+/**
+ * The change feed over the outbox. A write records its events in its transaction and, once
+ * committed, publishes them: this process's listeners (the response cache) hear them at once, and
+ * the delivery is woken to read them. The listeners hear the other processes' writes (replicas,
+ * or a process that died before it could publish) as the delivery reads them, as `remote` changes.
+ */
+export function createChangeFeed(database: Database, delivery: EventDelivery): ChangeFeed {
+  // Tells this process's events apart from the others' in the outbox.
+  const origin = randomInt(1, 2 ** 31 - 1);
+  const channel = eventChannel(database.config);
+  const listeners = new Set<ChangeListener>();
+  const tell = async (changes: readonly Change[], from: ChangeOrigin, cause?: string) => {
+    // A listener that fails must not fail a write that is already committed.
+    await Promise.allSettled(
+      [...listeners].map(async (listener) => listener(changes, from, cause)),
+    );
+  };
+  delivery.onEvents((events) => {
+    for (const [changes, cause] of remoteWrites(events, origin))
+      void tell(changes, 'remote', cause);
+  });
+  return {
+    record: (tx, changes, cause) =>
+      appendEvents(tx, database.dialect, channel, changes.map(toRow), {
+        origin,
+        cause,
+        at: Date.now(),
+      }),
+    async publish(changes) {
+      // The write publishes in its own trace context: the span in progress is its cause.
+      await tell(changes, 'local', currentTraceparent());
+      delivery.refresh().catch(() => {});
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}
+
+/** Other processes' events, the consecutive ones of one write (one trace context) together. */
+function remoteWrites(events: readonly ChangeEvent[], origin: number) {
+  const writes: [Change[], string | undefined][] = [];
+  let previous: ChangeEvent | undefined;
+  for (const event of events) {
+    if (event.origin === origin || !event.change) continue;
+    const last = writes.at(-1);
+    if (last && previous?.origin === event.origin && previous.cause === event.cause)
+      last[0].push(event.change);
+    else writes.push([[event.change], event.cause]);
+    previous = event;
+  }
+  return writes;
+}

@@ -1,0 +1,27 @@
+import { inTransaction, type Tx } from '../db/transaction.js';
+import { currentTraceparent } from '../tracing/hooks.js';
+import type { Change } from './changes.js';
+import type { DomainContext } from './context.js';
+
+/**
+ * Runs a write in one transaction together with the events of what it changed (`changesOf` its
+ * result: none for a write that changed nothing), so that no crash can separate the two; once it
+ * has committed, publishes them. A write that fails or is rolled back reports nothing.
+ */
+export async function writeReporting<T>(
+  ctx: DomainContext,
+  work: (tx: Tx) => Promise<T>,
+  changesOf: (result: T) => readonly Change[],
+): Promise<T> {
+  let changes: readonly Change[] = [];
+  // The write's own span (its domain operation), not one of the transaction's statements.
+  const cause = currentTraceparent();
+  const result = await inTransaction(ctx.db, async (tx) => {
+    const result = await work(tx);
+    changes = changesOf(result);
+    if (changes.length > 0) await ctx.changes.record(tx, changes, cause);
+    return result;
+  });
+  if (changes.length > 0) await ctx.changes.publish(changes);
+  return result;
+}
