@@ -231,7 +231,7 @@ function routes(options: RoutesOptions): Hono<AppEnv> {
       clientName: c.get('clientName'),
       usageNote: c.get('usageNote'),
       accessLog: c.get('accessLog'),
-      signal: c.get('signal'),
+      deadline: c.get('deadline'),
       cacheable: c.get('cacheable'),
       costAccount: c.get('costAccount'),
     }),

@@ -1,4 +1,4 @@
-import type { DocumentNode, ExecutionResult, GraphQLSchema } from 'graphql';
+import type { DocumentNode, ExecutionResult, GraphQLError, GraphQLSchema } from 'graphql';
 import { createGraphQLError, isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { isRecord } from '../domain/validation.js';
 import type { CostAccount, CostBudgetStatus } from '../http/env.js';
@@ -59,112 +59,149 @@ function withReport<Result extends ExecutionResult>(result: Result, report: Cost
  *   and anything over the WebSocket, carry no report.
  */
 export function demandControl(schema: GraphQLSchema): Plugin<DemandContext> {
-  /** The report of one result; refunds first what an operation that ran did not spend. */
-  const report = async (
+  /** What an operation that ran resolved, with the weights its estimate used. */
+  const actualOf = (
+    ran: NonNullable<DemandContext['executed']>,
+    params: DemandContext['params'],
+    result: ExecutionResult,
+  ) =>
+    resolvedCost({
+      schema,
+      document: ran.document,
+      operationName: params?.operationName,
+      variables: isRecord(params?.variables) ? params.variables : {},
+      data: result.data,
+    });
+
+  /**
+   * The report of one result, refunding first what an operation that ran did not spend. Without a
+   * budget nothing waits: the report is made in the same turn.
+   */
+  const report = (
     account: CostAccount | undefined,
     requested: number,
     result: ExecutionResult,
-    ran?: { charged: number; document: DocumentNode; params: DemandContext['params'] },
-  ): Promise<ExecutionResult> => {
-    let actual: number | undefined;
-    let status: CostBudgetStatus | undefined;
-    if (ran) {
-      const { operationName, variables } = ran.params ?? {};
-      actual = resolvedCost({
-        schema,
-        document: ran.document,
-        operationName,
-        variables: isRecord(variables) ? variables : {},
-        data: result.data,
+    actual: number | undefined,
+    charged: number,
+  ): ExecutionResult | Promise<ExecutionResult> => {
+    const withStatus = (status: CostBudgetStatus | undefined) =>
+      withReport(result, {
+        requestedQueryCost: requested,
+        ...(actual === undefined ? {} : { actualQueryCost: actual }),
+        ...(status ? { throttleStatus: status } : {}),
       });
-      const unspent = ran.charged - actual;
-      if (account && unspent > 0) status = await account.refund(unspent);
+    if (!account) return withStatus(undefined);
+    const unspent = actual === undefined ? 0 : charged - actual;
+    return (unspent > 0 ? account.refund(unspent) : account.status()).then(withStatus);
+  };
+
+  /** Charges what a batch has not prepaid; undefined when it was covered. */
+  const charge = async (
+    context: DemandContext,
+    account: CostAccount,
+    requested: number,
+    refuse: (error: GraphQLError) => void,
+  ) => {
+    // The operations of a batch take from what the batch paid, and pay only what is missing.
+    const fromBatch = Math.min(requested, context.prepaid?.left ?? 0);
+    if (context.prepaid) context.prepaid.left -= fromBatch;
+    const missing = requested - fromBatch;
+    if (missing > 0) {
+      const charged = await account.charge(missing);
+      if (!charged.allowed) {
+        refuse(rateLimited(requested, charged.status, charged.retryAfterSeconds));
+        if (fromBatch > 0) await account.refund(fromBatch);
+        return fromBatch;
+      }
     }
-    if (account) status ??= await account.status();
-    return withReport(result, {
-      requestedQueryCost: requested,
-      ...(actual === undefined ? {} : { actualQueryCost: actual }),
-      ...(status ? { throttleStatus: status } : {}),
-    });
+    return undefined;
   };
 
   return {
     // After the batch rules: a batch is charged the sum of its operations before any runs.
-    onRequestParse: ({ serverContext }) => ({
-      async onRequestParseDone() {
-        const context = serverContext as DemandContext;
-        const { batchCost, costAccount } = context;
-        if (batchCost === undefined || !costAccount) return;
-        const charge = await costAccount.charge(batchCost);
-        if (!charge.allowed) throw rateLimited(batchCost, charge.status, charge.retryAfterSeconds);
-        context.prepaid = { left: batchCost };
-      },
-    }),
+    onRequestParse: ({ serverContext }) => {
+      const context = serverContext as DemandContext;
+      const account = context.costAccount;
+      if (!account) return;
+      return {
+        async onRequestParseDone() {
+          const { batchCost } = context;
+          if (batchCost === undefined) return;
+          const charged = await account.charge(batchCost);
+          if (!charged.allowed)
+            throw rateLimited(batchCost, charged.status, charged.retryAfterSeconds);
+          context.prepaid = { left: batchCost };
+        },
+      };
+    },
 
     // A subscription is charged its estimate once, when it starts, over either transport; its
     // events carry no report.
-    async onSubscribe({ args, setResultAndStopExecution }) {
+    onSubscribe({ args, setResultAndStopExecution }) {
       const { costAccount: account, cost } = args.contextValue;
       const requested = cost?.requested ?? 0;
       if (!account || requested <= 0) return;
-      const charge = await account.charge(requested);
-      if (!charge.allowed)
-        setResultAndStopExecution({
-          errors: [rateLimited(requested, charge.status, charge.retryAfterSeconds)],
-        });
+      return account.charge(requested).then((charged) => {
+        if (!charged.allowed)
+          setResultAndStopExecution({
+            errors: [rateLimited(requested, charged.status, charged.retryAfterSeconds)],
+          });
+      });
     },
 
-    async onExecute({ args, setResultAndStopExecution }) {
+    onExecute({ args, setResultAndStopExecution }) {
       const context = args.contextValue;
       if (context.transport === 'websocket') return;
       const requested = context.cost?.requested ?? 0;
       const account = context.costAccount;
-      let charged = requested;
-      if (account && requested > 0) {
-        // The operations of a batch take from what the batch paid, and pay only what is missing.
-        const fromBatch = Math.min(requested, context.prepaid?.left ?? 0);
-        if (context.prepaid) context.prepaid.left -= fromBatch;
-        const missing = requested - fromBatch;
-        if (missing > 0) {
-          const charge = await account.charge(missing);
-          if (!charge.allowed) {
-            charged = fromBatch;
-            setResultAndStopExecution({
-              errors: [rateLimited(requested, charge.status, charge.retryAfterSeconds)],
-            });
-            if (fromBatch > 0) await account.refund(fromBatch);
-            return;
-          }
-        }
-      }
-      context.executed = { charged, document: args.document };
+      const ran = (charged: number) => {
+        context.executed = { charged, document: args.document };
+      };
+      if (!account || requested <= 0) return ran(requested);
+      const refuse = (error: GraphQLError) => setResultAndStopExecution({ errors: [error] });
+      return charge(context, account, requested, refuse).then((refused) => {
+        if (refused === undefined) ran(requested);
+      });
     },
 
-    async onExecutionResult({ result, setResult, context: yogaContext }) {
+    onExecutionResult({ result, setResult, context: yogaContext }) {
       const context = yogaContext as DemandContext;
       if (context.transport === 'websocket' || isAsyncIterable(result) || Array.isArray(result))
         return;
       const single = result as ExecutionResult;
       if (single.extensions?.cost) return;
-      const ran = context.executed && { ...context.executed, params: context.params };
-      setResult(await report(context.costAccount, context.cost?.requested ?? 0, single, ran));
+      const { executed } = context;
+      const actual = executed && actualOf(executed, context.params, single);
+      const reported = report(
+        context.costAccount,
+        context.cost?.requested ?? 0,
+        single,
+        actual,
+        executed?.charged ?? 0,
+      );
+      if (reported instanceof Promise) return reported.then(setResult);
+      setResult(reported);
     },
 
     // What never reached an operation (a malformed request, a batch refused whole, a persisted
     // operation refused in onParams) is reported here, and what a batch paid for operations that
     // never ran is given back.
-    async onResultProcess({ result, setResult, serverContext }) {
+    onResultProcess({ result, setResult, serverContext }) {
       const context = serverContext as DemandContext;
       if (context.transport === 'websocket' || isAsyncIterable(result)) return;
+      const account = context.costAccount;
       const left = context.prepaid?.left ?? 0;
-      if (left > 0 && context.costAccount && context.prepaid) {
-        context.prepaid.left = 0;
-        await context.costAccount.refund(left);
+      const refunded = left > 0 && account && context.prepaid ? account.refund(left) : undefined;
+      if (context.prepaid) context.prepaid.left = 0;
+      const single = Array.isArray(result) ? undefined : (result as ExecutionResult);
+      if (!single || single.extensions?.cost) return refunded?.then(() => {});
+      const reported = () => report(account, context.batchCost ?? 0, single, undefined, 0);
+      if (!refunded) {
+        const answer = reported();
+        if (answer instanceof Promise) return answer.then(setResult);
+        return setResult(answer);
       }
-      if (Array.isArray(result)) return;
-      const single = result as ExecutionResult;
-      if (single.extensions?.cost) return;
-      setResult(await report(context.costAccount, context.batchCost ?? 0, single));
+      return refunded.then(reported).then(setResult);
     },
   };
 }

@@ -172,93 +172,106 @@ export function idempotentMutations(keys: Idempotency, mask: Masker): Plugin<Con
         },
       };
     },
-    async onExecute({ args, executeFn, setExecuteFn, setResultAndStopExecution }) {
-      const context = args.contextValue;
-      const header = keyOf(context.request);
+    // Synchronous for a request without a key: it pays for nothing of this.
+    onExecute(payload) {
+      const header = keyOf(payload.args.contextValue.request);
       if (header === undefined) return;
-      const operation = operationOf(args.document, args.operationName);
-      if (operation?.operation !== 'mutation') return;
-      if (topFields(operation.selectionSet, args.document) !== 1)
-        throw refuse(
-          'VALIDATION_FAILED',
-          `${IDEMPOTENCY_KEY} needs a document with exactly one mutation field: send each mutation alone, with its own key`,
-        );
-      const viewer = context.domain.viewer;
-      const [key, owner] = asRefusal(() => [parseKey(header), keyOwner(viewer)] as const);
-      const params = context.params ?? {};
-      const print = fingerprint(
-        'POST /graphql',
-        String(params.query ?? ''),
-        String(params.operationName ?? ''),
-        jsonText(args.variableValues ?? {}),
-      );
-      let begun: Awaited<ReturnType<Idempotency['begin']>>;
-      try {
-        begun = await keys.begin(owner, key, print);
-      } catch (error) {
-        if (error instanceof KeyInFlight) {
-          throw createGraphQLError(error.message, {
-            extensions: {
-              code: error.code,
-              status: error.status,
-              http: {
-                status: error.status,
-                headers: { 'Retry-After': String(error.retryAfterSeconds) },
-              },
-            },
-          });
-        }
-        if (error instanceof Error && 'code' in error && error.code === 'IDEMPOTENCY_KEY_REUSED')
-          throw refuse('IDEMPOTENCY_KEY_REUSED', error.message);
-        throw error;
-      }
-      if (begun.kind === 'replay') {
-        // Nothing the same request sent fresh would not give this caller: every scope it needs.
-        const missing = [...requiredScopes(args.schema, args.document, args.operationName)].filter(
-          (scope) => !viewer.scopes.has(scope),
-        );
-        if (missing.length > 0)
-          throw refuse(
-            'FORBIDDEN',
-            `The response recorded for this ${IDEMPOTENCY_KEY} holds what needs the ${missing.join(' and ')} scope, which this token does not grant`,
-          );
-        if (context.request) replayed.add(context.request);
-        setResultAndStopExecution(resultOf(begun.response, String(params.query ?? '')));
-        return;
-      }
-      const { request } = begun;
-      setExecuteFn(async (execution) => {
-        const graphqlContext = execution.contextValue as Context;
-        try {
-          return await request.commit(async ({ db, changes }) => {
-            const domain = { ...graphqlContext.domain, db, changes };
-            Object.assign(graphqlContext, {
-              domain,
-              loaders: createLoaders(domain, createSharedReads(db), { cache: false }),
-            });
-            const result = (await executeFn(execution)) as ExecutionResult;
-            if (fieldFailed(result)) throw new FailedMutation(result);
-            return { value: result, response: recordOf(result, mask) };
-          });
-        } catch (error) {
-          if (error instanceof ResponseTooLarge) {
-            // Rolled back: the refusal is what the key records (a retry gets it again).
-            const refused = { errors: [refuse(error.code, error.message)] };
-            await request.fail(recordOf(refused, mask));
-            return refused;
-          }
-          if (!(error instanceof FailedMutation)) {
-            await request.fail(undefined);
-            throw error;
-          }
-          const recorded = isRecorded(statusOf(error.result));
-          await request.fail(recorded ? recordOf(error.result, mask) : undefined);
-          return error.result;
-        }
-      });
+      return keyed(payload, header);
     },
     onResponse({ request, response }) {
       if (replayed.has(request)) response.headers.set(IDEMPOTENT_REPLAYED, 'true');
     },
   };
+
+  async function keyed(
+    {
+      args,
+      executeFn,
+      setExecuteFn,
+      setResultAndStopExecution,
+    }: Parameters<NonNullable<Plugin<Context>['onExecute']>>[0],
+    header: string,
+  ) {
+    const context = args.contextValue;
+    const operation = operationOf(args.document, args.operationName);
+    if (operation?.operation !== 'mutation') return;
+    if (topFields(operation.selectionSet, args.document) !== 1)
+      throw refuse(
+        'VALIDATION_FAILED',
+        `${IDEMPOTENCY_KEY} needs a document with exactly one mutation field: send each mutation alone, with its own key`,
+      );
+    const viewer = context.domain.viewer;
+    const [key, owner] = asRefusal(() => [parseKey(header), keyOwner(viewer)] as const);
+    const params = context.params ?? {};
+    const print = fingerprint(
+      'POST /graphql',
+      String(params.query ?? ''),
+      String(params.operationName ?? ''),
+      jsonText(args.variableValues ?? {}),
+    );
+    let begun: Awaited<ReturnType<Idempotency['begin']>>;
+    try {
+      begun = await keys.begin(owner, key, print);
+    } catch (error) {
+      if (error instanceof KeyInFlight) {
+        throw createGraphQLError(error.message, {
+          extensions: {
+            code: error.code,
+            status: error.status,
+            http: {
+              status: error.status,
+              headers: { 'Retry-After': String(error.retryAfterSeconds) },
+            },
+          },
+        });
+      }
+      if (error instanceof Error && 'code' in error && error.code === 'IDEMPOTENCY_KEY_REUSED')
+        throw refuse('IDEMPOTENCY_KEY_REUSED', error.message);
+      throw error;
+    }
+    if (begun.kind === 'replay') {
+      // Nothing the same request sent fresh would not give this caller: every scope it needs.
+      const missing = [...requiredScopes(args.schema, args.document, args.operationName)].filter(
+        (scope) => !viewer.scopes.has(scope),
+      );
+      if (missing.length > 0)
+        throw refuse(
+          'FORBIDDEN',
+          `The response recorded for this ${IDEMPOTENCY_KEY} holds what needs the ${missing.join(' and ')} scope, which this token does not grant`,
+        );
+      if (context.request) replayed.add(context.request);
+      setResultAndStopExecution(resultOf(begun.response, String(params.query ?? '')));
+      return;
+    }
+    const { request } = begun;
+    setExecuteFn(async (execution) => {
+      const graphqlContext = execution.contextValue as Context;
+      try {
+        return await request.commit(async ({ db, changes }) => {
+          const domain = { ...graphqlContext.domain, db, changes };
+          Object.assign(graphqlContext, {
+            domain,
+            loaders: createLoaders(domain, createSharedReads(db), { cache: false }),
+          });
+          const result = (await executeFn(execution)) as ExecutionResult;
+          if (fieldFailed(result)) throw new FailedMutation(result);
+          return { value: result, response: recordOf(result, mask) };
+        });
+      } catch (error) {
+        if (error instanceof ResponseTooLarge) {
+          // Rolled back: the refusal is what the key records (a retry gets it again).
+          const refused = { errors: [refuse(error.code, error.message)] };
+          await request.fail(recordOf(refused, mask));
+          return refused;
+        }
+        if (!(error instanceof FailedMutation)) {
+          await request.fail(undefined);
+          throw error;
+        }
+        const recorded = isRecorded(statusOf(error.result));
+        await request.fail(recorded ? recordOf(error.result, mask) : undefined);
+        return error.result;
+      }
+    });
+  }
 }

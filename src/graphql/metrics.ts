@@ -1,21 +1,18 @@
 import {
-  createCounter,
-  createHistogram,
-  type FillLabelsFnParams,
-  usePrometheus,
-} from '@graphql-yoga/plugin-prometheus';
-import {
   type DocumentNode,
+  type ExecutionResult,
   GraphQLError,
   type GraphQLSchema,
   TypeInfo,
   visit,
   visitWithTypeInfo,
 } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
+import { handleStreamOrSingleExecutionResult, type Plugin } from 'graphql-yoga';
+import { Counter, Histogram } from 'prom-client';
 import type { Viewer } from '../domain/context.js';
 import type { Metrics } from '../observability/metrics.js';
 import { errorCodeOf } from './errors.js';
+import { operationOf } from './operation.js';
 
 /** The part of the GraphQL context the metrics read: the caller. */
 interface CallerContext {
@@ -28,82 +25,128 @@ const phaseCodes: Record<string, string> = {
   validate: 'GRAPHQL_VALIDATION_FAILED',
 };
 
-function errorCode(params: FillLabelsFnParams): string {
-  const { error, errorPhase } = params;
-  // A parse or validation error that no plugin has coded yet (a compiled query's errors may have
-  // no extensions at all).
-  const uncoded = !(error instanceof GraphQLError && error.extensions?.code);
-  return (uncoded && phaseCodes[errorPhase ?? '']) || errorCodeOf(error);
-}
-
 /**
- * GraphQL operation metrics from the Yoga Prometheus plugin, in the app's registry. Labels are
+ * GraphQL operation metrics, in the app's registry, in one plugin with one hook per phase. Labels are
  * bounded: operation names through `Metrics.operationName`, errors by contract code rather than
  * by path, and no URL label (its query string would make every GET a new series). Deprecated
  * fields and arguments in a document count into `petstore_deprecated_calls_total` per client.
  */
-export function graphqlMetrics(metrics: Metrics): Plugin {
-  return {
-    onPluginInit({ addPlugin }) {
-      addPlugin(operationMetrics(metrics));
-      addPlugin(deprecatedCalls(metrics));
-    },
-  };
+export function graphqlMetrics(metrics: Metrics): Plugin<CallerContext> {
+  return operationMetrics(metrics, deprecatedCalls(metrics));
 }
 
-function operationMetrics(metrics: Metrics): Plugin {
+/** What the operation metrics keep of an operation while it runs: its labels and start. */
+interface Timing {
+  started: number;
+  type: string;
+  name: string;
+}
+
+/**
+ * The operations (`graphql_envelop_request`, and their time from parse to the end of execution,
+ * `graphql_envelop_request_duration`) by type and bounded name, and their errors by phase and
+ * contract code (`graphql_envelop_error_result`): the series Yoga's Prometheus plugin wrote, made
+ * here with two hooks of an operation and a label set looked up once per type and name (the
+ * plugin wrapped every phase of every request).
+ */
+function operationMetrics(
+  metrics: Metrics,
+  countDeprecated: (args: DeprecatedCallArgs) => void,
+): Plugin<CallerContext> {
   const { registry } = metrics;
-  const operation = (params: FillLabelsFnParams) => ({
-    operationType: params.operationType ?? 'unknown',
-    operationName: metrics.operationName(params.operationName),
+  const requests = new Counter({
+    name: 'graphql_envelop_request',
+    help: 'GraphQL operations executed',
+    labelNames: ['operationType', 'operationName'],
+    registers: [registry],
   });
-  return usePrometheus({
-    registry,
-    endpoint: false,
-    metrics: {
-      graphql_envelop_request: createCounter({
-        registry,
-        counter: {
-          name: 'graphql_envelop_request',
-          help: 'GraphQL operations executed',
-          labelNames: ['operationType', 'operationName'],
-        },
-        fillLabelsFn: operation,
-      }),
-      graphql_envelop_request_duration: createHistogram({
-        registry,
-        histogram: {
-          name: 'graphql_envelop_request_duration',
-          help: 'Time to run a GraphQL operation, from parse to the end of execution, in seconds',
-          labelNames: ['operationType', 'operationName'],
-        },
-        fillLabelsFn: operation,
-      }),
-      graphql_envelop_error_result: createCounter({
-        registry,
-        counter: {
-          name: 'graphql_envelop_error_result',
-          help: 'GraphQL errors by phase and contract code',
-          labelNames: ['operationType', 'operationName', 'phase', 'code'],
-        },
-        fillLabelsFn: (params) => ({
-          ...operation(params),
-          phase: params.errorPhase ?? 'execute',
-          code: errorCode(params),
-        }),
-      }),
-      // Counted by deprecatedCalls below, which walks each document once, not once per request.
-      graphql_envelop_deprecated_field: false,
-      graphql_envelop_request_time_summary: false,
-      graphql_envelop_phase_parse: false,
-      graphql_envelop_phase_validate: false,
-      graphql_envelop_phase_context: false,
-      graphql_envelop_phase_execute: false,
-      graphql_envelop_phase_subscribe: false,
-      graphql_envelop_schema_change: false,
-      graphql_yoga_http_duration: false,
+  const durations = new Histogram({
+    name: 'graphql_envelop_request_duration',
+    help: 'Time to run a GraphQL operation, from parse to the end of execution, in seconds',
+    labelNames: ['operationType', 'operationName'],
+    registers: [registry],
+  });
+  const errors = new Counter({
+    name: 'graphql_envelop_error_result',
+    help: 'GraphQL errors by phase and contract code',
+    labelNames: ['operationType', 'operationName', 'phase', 'code'],
+    registers: [registry],
+  });
+  /** The series of one operation type and name, made once (names are bounded). */
+  const series = new Map<string, { count: () => void; observe: (seconds: number) => void }>();
+  const seriesOf = (type: string, name: string) => {
+    const key = `${type} ${name}`;
+    let found = series.get(key);
+    if (!found) {
+      const counter = requests.labels(type, name);
+      const histogram = durations.labels(type, name);
+      found = { count: () => counter.inc(), observe: (seconds) => histogram.observe(seconds) };
+      series.set(key, found);
+    }
+    return found;
+  };
+  const countErrors = (timing: Timing, phase: string, failures: readonly unknown[]) => {
+    for (const error of failures) {
+      const uncoded = !(error instanceof GraphQLError && error.extensions?.code);
+      const code = (uncoded && phaseCodes[phase]) || errorCodeOf(error);
+      errors.inc({ operationType: timing.type, operationName: timing.name, phase, code });
+    }
+  };
+  const timings = new WeakMap<object, Timing>();
+  /** The operation of a document, as the labels name it (before validation it may have none). */
+  const timingOf = (context: object, document: DocumentNode | undefined, name?: string | null) => {
+    let timing = timings.get(context);
+    if (!timing) {
+      timing = { started: performance.now(), type: 'unknown', name: 'Anonymous' };
+      timings.set(context, timing);
+    }
+    const operation = document && operationOf(document, name);
+    if (operation) {
+      timing.type = operation.operation;
+      timing.name = metrics.operationName(operation.name?.value);
+    }
+    return timing;
+  };
+  const done =
+    (timing: Timing, phase: 'execute' | 'subscribe') =>
+    ({ result }: { result: ExecutionResult }) => {
+      if (result.errors?.length) countErrors(timing, phase, result.errors);
+    };
+  return {
+    onParse: ({ context }) => {
+      timingOf(context, undefined);
+      return ({ result, context: parsed }) => {
+        if (result instanceof Error) countErrors(timingOf(parsed, undefined), 'parse', [result]);
+      };
     },
-  });
+    onValidate:
+      ({ context, params }) =>
+      ({ result }) => {
+        if (result.length > 0)
+          countErrors(timingOf(context, params.documentAST), 'validate', result);
+      },
+    onExecute({ args }) {
+      countDeprecated(args);
+      const timing = timingOf(args.contextValue as object, args.document, args.operationName);
+      const { count, observe } = seriesOf(timing.type, timing.name);
+      count();
+      return {
+        onExecuteDone(payload) {
+          observe((performance.now() - timing.started) / 1000);
+          handleStreamOrSingleExecutionResult(payload, done(timing, 'execute'));
+        },
+      };
+    },
+    onSubscribe({ args }) {
+      countDeprecated(args);
+      const timing = timingOf(args.contextValue as object, args.document, args.operationName);
+      seriesOf(timing.type, timing.name).count();
+      return {
+        onSubscribeResult: (payload) =>
+          handleStreamOrSingleExecutionResult(payload, done(timing, 'subscribe')),
+      };
+    },
+  };
 }
 
 /**
@@ -143,23 +186,21 @@ function deprecatedUses() {
   };
 }
 
+interface DeprecatedCallArgs {
+  schema: GraphQLSchema;
+  document: DocumentNode;
+  contextValue: CallerContext;
+}
+
 /** Counts every operation that uses deprecated fields or arguments, per field and client. */
-function deprecatedCalls(metrics: Metrics): Plugin<CallerContext> {
+function deprecatedCalls(metrics: Metrics): (args: DeprecatedCallArgs) => void {
   const usesOf = deprecatedUses();
-  const count = (args: {
-    schema: GraphQLSchema;
-    document: DocumentNode;
-    contextValue: CallerContext;
-  }) => {
+  return (args) => {
     const uses = usesOf(args.schema, args.document);
     if (uses.length === 0) return;
     const { viewer, request } = args.contextValue;
     const client = metrics.client(viewer?.subject, request?.headers.get('user-agent'));
     for (const operation of uses)
       metrics.deprecatedCalls.inc({ api: 'graphql', operation, client });
-  };
-  return {
-    onExecute: ({ args }) => count(args),
-    onSubscribe: ({ args }) => count(args),
   };
 }

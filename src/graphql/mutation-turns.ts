@@ -12,14 +12,14 @@ import { defaultFieldResolver, type GraphQLFieldResolver, type GraphQLSchema } f
 export function mutationsYieldingTurns(schema: GraphQLSchema): GraphQLSchema {
   return mapSchema(schema, {
     [MapperKind.MUTATION_ROOT_FIELD]: (field) => {
-      const resolve: GraphQLFieldResolver<unknown, { signal?: AbortSignal }> =
+      const resolve: GraphQLFieldResolver<unknown, { deadline?: { signal: AbortSignal } }> =
         field.resolve ?? defaultFieldResolver;
       return {
         ...field,
         async resolve(source, args, context, info) {
-          if (context.signal) {
+          if (context.deadline) {
             await new Promise((turn) => setImmediate(turn));
-            context.signal.throwIfAborted();
+            context.deadline.signal.throwIfAborted();
           }
           return resolve(source, args, context, info);
         },

@@ -18,6 +18,7 @@ import { type ChangeFeed, readOnly } from '../domain/changes.js';
 import type { Viewer } from '../domain/context.js';
 import { anonymous } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
+import type { Deadline } from '../http/deadline.js';
 import type { AccessLogFields, ClientName, CostAccount, UsageNote } from '../http/env.js';
 import { renderGraphiQLPage } from '../http/graphiql.js';
 import type { Idempotency } from '../idempotency/keys.js';
@@ -67,13 +68,16 @@ function uncachedReadsInMutations(shared: SharedReads): Plugin<GraphQLContext> {
   };
 }
 
-/** Hands the request's time-limit signal to execution: an abandoned request stops resolving. */
-const executionSignal: Plugin<{ signal?: AbortSignal }> = {
+/**
+ * Hands the request's time-limit signal to the execution of a mutation: an abandoned request
+ * stops resolving. A query runs compiled, which does not watch a signal (it is bounded by the
+ * cost limit instead), so it never makes one.
+ */
+const executionSignal: Plugin<{ deadline?: Deadline }> = {
   onExecute({ args }) {
-    (args as { signal?: AbortSignal }).signal = args.contextValue.signal;
-  },
-  onSubscribe({ args }) {
-    (args as { signal?: AbortSignal }).signal = args.contextValue.signal;
+    const { deadline } = args.contextValue;
+    if (deadline && operationOf(args.document, args.operationName)?.operation !== 'query')
+      (args as { signal?: AbortSignal }).signal = deadline.signal;
   },
 };
 
@@ -137,7 +141,7 @@ export interface ServerContext {
   usageNote?: UsageNote | undefined;
   accessLog?: AccessLogFields;
   /** The request's time limit; operations over a WebSocket have none. */
-  signal?: AbortSignal;
+  deadline?: Deadline;
   /** Set on a public read the response cache may keep: what the answer holds (AppEnv). */
   cacheable?: ((tags: readonly string[]) => void) | undefined;
   /** `websocket` for an operation sent over a WebSocket, which carries subscriptions only. */

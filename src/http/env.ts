@@ -1,5 +1,6 @@
 import type { Viewer } from '../domain/context.js';
 import type { DomainError } from '../domain/errors.js';
+import type { Deadline } from './deadline.js';
 
 /**
  * The client a request names in its `graphql-client-name` / `graphql-client-version` headers (or
@@ -69,8 +70,8 @@ export interface AppEnv {
     usageNote: UsageNote | undefined;
     /** Fields an edge adds to the request's access log line. */
     accessLog: AccessLogFields;
-    /** Aborted when the request runs past its time limit: work for it should stop. */
-    signal: AbortSignal;
+    /** The request's time limit: its signal aborts when the request runs past it. */
+    deadline: Deadline;
     /**
      * Set by the response cache on a public read it may keep (src/cache/http.ts): the edge calls it
      * with what its answer holds (`pet:42`, `pet:*`), and an answer it never calls it for is not

@@ -50,6 +50,8 @@ async function growthDuring(server: ServerProcess, attack: (sample: () => void) 
   };
   await attack(sample);
   sample();
+  // Printed so that a failure elsewhere (CI) says by how much.
+  console.info(`resident memory ${start.toFixed(0)} MB → peak ${peak.toFixed(0)} MB`);
   return { start, peak, growth: peak - start };
 }
 
