@@ -10,6 +10,15 @@ const levels: Record<Diff['type'], Level> = {
   annotation: 'safe',
 };
 
+/**
+ * api-smart-diff calls a value added to an enum of a response breaking; the gate calls it dangerous,
+ * as graphql-inspector does a GraphQL enum's (ENUM_VALUE_ADDED): one rule for both APIs. A client
+ * that switches over the values must handle one it does not know, and a new error code is how the
+ * Error shape grows.
+ */
+const isAddedEnumValue = (change: Diff) =>
+  change.action === 'add' && change.path[change.path.length - 2] === 'enum';
+
 const methods = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
 
 interface Operation {
@@ -52,7 +61,7 @@ export function openApiChanges(base: Document, next: Document): SchemaChange[] {
     const touched = operations.length > 0 ? operations : operationsAt(next, change.path);
     return {
       api: 'rest',
-      level: levels[change.type] ?? 'dangerous',
+      level: isAddedEnumValue(change) ? 'dangerous' : (levels[change.type] ?? 'dangerous'),
       kind: change.action,
       location: locationOf(change.path),
       message: change.description ?? `${change.action} at ${change.path.join('.')}`,

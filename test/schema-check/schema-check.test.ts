@@ -139,10 +139,15 @@ describe.runIf(database === 'sqlite')('npm run schema:check', () => {
     const added = sdl
       .replace(/^type Pet \{\n/m, 'type Pet {\n  nickname: String\n')
       .replace(/^enum PetStatus \{\n/m, 'enum PetStatus {\n  reserved\n');
-    repo.write({ sdl: added, openApi });
+    // A new error code: every response in the Error shape can now carry it.
+    const document = JSON.parse(openApi);
+    document.components.schemas.Error.properties.code.enum.push('NEW_CODE');
+    repo.write({ sdl: added, openApi: JSON.stringify(document, null, 2) });
     const result = await schemaCheck(repo.dir, ['--base', 'HEAD']);
     expect(result.stdout).toMatch(/^dangerous +graphql +ENUM_VALUE_ADDED +PetStatus\.reserved: /m);
     expect(result.stdout).toMatch(/^safe +graphql +FIELD_ADDED +Pet\.nickname: /m);
+    expect(result.stdout).toMatch(/^dangerous +rest +add +GET \/pets\/\{petId\} .*code\.enum\./m);
+    expect(result.stdout).not.toMatch(/^breaking/m);
     expect(result.code).toBe(0);
   });
 
