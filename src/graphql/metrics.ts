@@ -46,8 +46,7 @@ interface Timing {
  * The operations (`graphql_envelop_request`, and their time from parse to the end of execution,
  * `graphql_envelop_request_duration`) by type and bounded name, and their errors by phase and
  * contract code (`graphql_envelop_error_result`): the series Yoga's Prometheus plugin wrote, made
- * here with two hooks of an operation and a label set looked up once per type and name (the
- * plugin wrapped every phase of every request).
+ * here with the hooks of the phases they count (the plugin wrapped every phase of every request).
  */
 function operationMetrics(
   metrics: Metrics,
@@ -72,19 +71,6 @@ function operationMetrics(
     labelNames: ['operationType', 'operationName', 'phase', 'code'],
     registers: [registry],
   });
-  /** The series of one operation type and name, made once (names are bounded). */
-  const series = new Map<string, { count: () => void; observe: (seconds: number) => void }>();
-  const seriesOf = (type: string, name: string) => {
-    const key = `${type} ${name}`;
-    let found = series.get(key);
-    if (!found) {
-      const counter = requests.labels(type, name);
-      const histogram = durations.labels(type, name);
-      found = { count: () => counter.inc(), observe: (seconds) => histogram.observe(seconds) };
-      series.set(key, found);
-    }
-    return found;
-  };
   const countErrors = (timing: Timing, phase: string, failures: readonly unknown[]) => {
     for (const error of failures) {
       const uncoded = !(error instanceof GraphQLError && error.extensions?.code);
@@ -128,11 +114,11 @@ function operationMetrics(
     onExecute({ args }) {
       countDeprecated(args);
       const timing = timingOf(args.contextValue as object, args.document, args.operationName);
-      const { count, observe } = seriesOf(timing.type, timing.name);
-      count();
+      const labels = { operationType: timing.type, operationName: timing.name };
+      requests.inc(labels);
       return {
         onExecuteDone(payload) {
-          observe((performance.now() - timing.started) / 1000);
+          durations.observe(labels, (performance.now() - timing.started) / 1000);
           handleStreamOrSingleExecutionResult(payload, done(timing, 'execute'));
         },
       };
@@ -140,7 +126,7 @@ function operationMetrics(
     onSubscribe({ args }) {
       countDeprecated(args);
       const timing = timingOf(args.contextValue as object, args.document, args.operationName);
-      seriesOf(timing.type, timing.name).count();
+      requests.inc({ operationType: timing.type, operationName: timing.name });
       return {
         onSubscribeResult: (payload) =>
           handleStreamOrSingleExecutionResult(payload, done(timing, 'subscribe')),
