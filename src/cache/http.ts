@@ -18,28 +18,39 @@ const isRead = (method: string) => method === 'GET' || method === 'HEAD';
 /**
  * The key of a public read the cache may answer, or undefined: a request with a token, a write, or
  * anything but GET/HEAD on /api. A GraphQL POST counts by its body (document, variables, operation
- * name), read here and handed on; on /graphql the negotiated media type is part of the answer, so
- * `Accept` is part of the key.
+ * name), read here (`body`, handed on by `handOnBody` on a miss); on /graphql the negotiated media
+ * type is part of the answer, so `Accept` is part of the key.
  */
-async function cacheKey(c: Context<AppEnv>): Promise<string | undefined> {
+async function cacheKey(
+  c: Context<AppEnv>,
+): Promise<{ key: string; body: string | undefined } | undefined> {
   if (c.req.header('authorization') !== undefined) return undefined;
   const { method, url } = c.req.raw;
   const graphql = c.req.path === '/graphql';
-  let body = '';
+  let body: string | undefined;
   if (!isRead(method)) {
     if (method !== 'POST' || !graphql || !/json/i.test(c.req.header('content-type') ?? ''))
       return undefined;
     body = await c.req.raw.text();
-    // The client's disconnection still reaches the edge (an event stream ends at once).
-    const { headers, signal } = c.req.raw;
-    c.req.raw = new Request(url, { method, headers, body, signal });
   }
   const { pathname, search } = new URL(url);
-  return createHash('sha256')
+  const key = createHash('sha256')
     .update(`${isRead(method) ? 'GET' : method} ${pathname}${search}\n`)
     .update(graphql ? `${c.req.header('accept') ?? ''}\n` : '\n')
-    .update(body)
+    .update(body ?? '')
     .digest('base64url');
+  return { key, body };
+}
+
+/**
+ * Gives the edge the request whose body the key read. Only on a miss: a hit never builds it (a
+ * web `Request` and its signal are a good part of what a hit would otherwise cost).
+ */
+function handOnBody(c: Context<AppEnv>, body: string | undefined): void {
+  if (body === undefined) return;
+  const { method, url, headers, signal } = c.req.raw;
+  // The client's disconnection still reaches the edge (an event stream ends at once).
+  c.req.raw = new Request(url, { method, headers, body, signal });
 }
 
 const COST_REPORT = ',"extensions":{"cost":';
@@ -198,12 +209,13 @@ export interface ResponseCacheOptions {
  */
 export function responseCache({ store, metrics }: ResponseCacheOptions): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const key = store ? await cacheKey(c) : undefined;
-    if (!store || key === undefined) {
+    const keyed = store ? await cacheKey(c) : undefined;
+    if (!store || keyed === undefined) {
       await next();
       if (isRead(c.req.method) && isJson200(c.res)) await addValidators(c);
       return;
     }
+    const { key } = keyed;
     const edge = c.req.path === '/graphql' ? 'graphql' : 'rest';
     const { response: cached, generation } = await store.lookup(key);
     if (cached) {
@@ -213,6 +225,7 @@ export function responseCache({ store, metrics }: ResponseCacheOptions): Middlew
       return await fromCache(c, cached);
     }
     metrics.cacheMisses.inc({ edge });
+    handOnBody(c, keyed.body);
     let tags: readonly string[] | undefined;
     c.set('cacheable', (holds) => {
       tags = holds;
