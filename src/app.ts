@@ -224,7 +224,7 @@ function routes(options: RoutesOptions): Hono<AppEnv> {
   if (state.cache && usage.enabled) app.use('/graphql', countCachedAnswers(usage));
   for (const path of edges) app.use(path, cache);
   app.on(['GET', 'POST', 'OPTIONS'], '/graphql', (c) =>
-    graphql.yoga.fetch(asGet(c.req.raw), {
+    graphql.handle(asGet(c.req.raw), {
       requestId: c.get('requestId'),
       viewer: c.get('viewer'),
       client: clientKey(c.get('viewer'), clientAddress(c)),
