@@ -14,9 +14,17 @@ const MB = 1024 * 1024;
 const labels: Record<BenchDatabase, string> = { sqlite: 'SQLite', postgresql: 'PostgreSQL' };
 
 /** The product against its framework floor (product ÷ floor req/s, median of the rounds). */
-const AGAINST_FLOOR = 0.9;
-/** A response-cache hit against the raw baseline. */
-const CACHED_AGAINST_RAW = 0.8;
+const AGAINST_FLOOR = { 'graphql-pet': 0.8, 'rest-pet': 0.9 };
+/** The 100-pet page against the raw baseline. */
+const PAGE_AGAINST_RAW = 0.45;
+/**
+ * A response-cache hit against the raw baseline: SQLite's raw server needs so little CPU a request
+ * (no network round trip to a database) that a hit, which still writes the access line and the
+ * metrics, can reach half of it.
+ */
+const CACHED_AGAINST_RAW: Record<BenchDatabase, number> = { sqlite: 0.5, postgresql: 0.8 };
+/** How much slower a `placeOrder` with an Idempotency-Key may be than one without. */
+const MAX_KEYED_SLOWDOWN = 0.15;
 const MAX_P99_MS = 10;
 const MAX_RSS_MB = 250;
 /** placeOrder answered per second (with a token, 10 connections). */
@@ -28,15 +36,22 @@ const times = (value: number | undefined) =>
 function checkDatabase(database: BenchDatabase, results: readonly ScenarioResult[]) {
   const label = labels[database];
   const find = (name: string) => results.find((result) => result.name === name);
-  const againstFloor = (name: string, what: string): TargetCheck => {
+  const againstFloor = (name: keyof typeof AGAINST_FLOOR, what: string): TargetCheck => {
     const value = find(name)?.productToFloor?.median;
     return {
-      target: `${label}: ${what} ≥ ${AGAINST_FLOOR.toFixed(2)}× floor req/s`,
+      target: `${label}: ${what} ≥ ${AGAINST_FLOOR[name].toFixed(2)}× floor req/s`,
       measured: times(value),
-      met: value === undefined ? undefined : value >= AGAINST_FLOOR,
+      met: value === undefined ? undefined : value >= AGAINST_FLOOR[name],
     };
   };
-  const cached = find('graphql-pet-cached')?.ratio?.median;
+  const againstRaw = (name: string, what: string, least: number): TargetCheck => {
+    const value = find(name)?.ratio?.median;
+    return {
+      target: `${label}: ${what} ≥ ${least.toFixed(2)}× baseline req/s`,
+      measured: times(value),
+      met: value === undefined ? undefined : value >= least,
+    };
+  };
   // Every read, the `-cached` scenarios included: their second product process is still the product.
   const reads = results.filter((result) => result.product && !result.name.startsWith('place-'));
   const worst = reads.reduce<ScenarioResult | undefined>(
@@ -68,15 +83,18 @@ function checkDatabase(database: BenchDatabase, results: readonly ScenarioResult
   const orders = find('place-order');
   const ordersPerSec = orders?.product?.reqPerSec.median;
   const oversold = orders?.unaccountedUnits;
+  const keyedPerSec = find('place-order-keyed')?.product?.reqPerSec.median;
+  const slowdown =
+    ordersPerSec && keyedPerSec !== undefined ? 1 - keyedPerSec / ordersPerSec : undefined;
   return [
     againstFloor('graphql-pet', 'GraphQL pet(id)'),
     againstFloor('rest-pet', 'REST pet by id'),
-    againstFloor('graphql-pets', '100-pet nested list'),
-    {
-      target: `${label}: GraphQL pet(id), response cache on ≥ ${CACHED_AGAINST_RAW.toFixed(2)}× baseline req/s`,
-      measured: times(cached),
-      met: cached === undefined ? undefined : cached >= CACHED_AGAINST_RAW,
-    },
+    againstRaw('graphql-pets', '100-pet nested list', PAGE_AGAINST_RAW),
+    againstRaw(
+      'graphql-pet-cached',
+      'GraphQL pet(id), response cache on',
+      CACHED_AGAINST_RAW[database],
+    ),
     {
       target: `${label}: product p99 at half load ≤ ${MAX_P99_MS} ms (every read scenario)`,
       measured:
@@ -113,6 +131,11 @@ function checkDatabase(database: BenchDatabase, results: readonly ScenarioResult
           ? 'not measured'
           : `${oversold ?? '?'} oversold (${Math.round(ordersPerSec).toLocaleString('en-US')}/s)`,
       met: ordersPerSec === undefined ? undefined : oversold === 0,
+    },
+    {
+      target: `${label}: placeOrder with an Idempotency-Key at most ${MAX_KEYED_SLOWDOWN * 100}% slower`,
+      measured: slowdown === undefined ? 'not measured' : `${(slowdown * 100).toFixed(0)}% slower`,
+      met: slowdown === undefined ? undefined : slowdown <= MAX_KEYED_SLOWDOWN,
     },
   ];
 }
