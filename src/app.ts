@@ -31,7 +31,7 @@ import type { AppEnv } from './http/env.js';
 import { errorResponse } from './http/error-response.js';
 import { graphiqlAssets } from './http/graphiql.js';
 import { landingRoutes } from './http/landing.js';
-import { timeLimit } from './http/time-limit.js';
+import { databaseLimitMs, timeLimit } from './http/time-limit.js';
 import { createIdempotency } from './idempotency/keys.js';
 import { createLogger, type Logger, terminalDestination } from './logger.js';
 import { accessLog } from './observability/access-log.js';
@@ -90,7 +90,7 @@ export interface AppOptions {
 async function openStore(config: Config, logger: Logger): Promise<Database> {
   await migrate(config.database);
   const database = openDatabase(config.database, {
-    transactionTimeoutMs: config.limits.requestTimeoutMs,
+    transactionTimeoutMs: databaseLimitMs(config.limits.requestTimeoutMs),
   });
   if (config.seed && (await seedSampleData(database.prisma))) logger.info('loaded the sample data');
   return database;

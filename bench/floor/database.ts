@@ -1,4 +1,4 @@
-import { createSharedReads, loadConfig, openDatabase } from './product-parts.js';
+import { createSharedReads, databaseLimitMs, loadConfig, openDatabase } from './product-parts.js';
 
 /**
  * The product's database client as the product opens it, from the same environment: the same pool
@@ -8,7 +8,7 @@ import { createSharedReads, loadConfig, openDatabase } from './product-parts.js'
 export function openFloorDatabase(env: Record<string, string | undefined>) {
   const config = loadConfig(env);
   const database = openDatabase(config.database, {
-    transactionTimeoutMs: config.limits.requestTimeoutMs,
+    transactionTimeoutMs: databaseLimitMs(config.limits.requestTimeoutMs),
   });
   return { config, database, shared: createSharedReads(database.prisma) };
 }

@@ -14,6 +14,7 @@ export { createContext, type GraphQLContext } from '../../src/graphql/context.js
 export { ListItemBudget } from '../../src/graphql/list-items.js';
 export { schema } from '../../src/graphql/schema/index.js';
 export { Subscriptions } from '../../src/graphql/subscriptions.js';
+export { databaseLimitMs } from '../../src/http/time-limit.js';
 export { stringifyJson } from '../../src/rest/json.js';
 export { pageOf } from '../../src/rest/query.js';
 export { presentPet } from '../../src/rest/respond.js';

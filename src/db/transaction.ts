@@ -8,8 +8,8 @@ export type Queries = Db | Tx;
 
 /**
  * Runs `work` in one database transaction, within the client's transaction limits: waiting for a
- * connection and running each bounded by the request time limit (REQUEST_TIMEOUT_MS, set where
- * the client is opened: src/db/client.ts).
+ * connection and running each bounded by the request time limit (REQUEST_TIMEOUT_MS and one tick
+ * of it, set where the client is opened: src/db/client.ts).
  *
  * Handed a transaction's client (a request that runs whole in one transaction, so that its
  * response is recorded with its write: src/idempotency/), the work joins that transaction as it

@@ -41,19 +41,31 @@ class Deadlines {
   }
 }
 
+/** How often the requests' deadlines are checked: a tenth of the limit, at most 100 ms. */
+const tickOf = (limitMs: number) => Math.max(1, Math.min(100, Math.floor(limitMs / 10)));
+
+/**
+ * How long the database lets a request's transaction or statement run: one tick past the
+ * request's own limit. The request's limit then answers first, with 503 TIMEOUT and nothing more
+ * written (were the database's timeout first, a GraphQL mutation would answer 200 with the
+ * error on its field); and nothing the request started runs much past its answer.
+ */
+export const databaseLimitMs = (requestLimitMs: number) => requestLimitMs + tickOf(requestLimitMs);
+
 /**
  * Answers 503 TIMEOUT when a request runs past `ms`, and aborts the request's deadline signal so
  * that the work stops too: a mutation's execution ends at the next field, and nothing new is
  * written for a client that has been answered (a query runs compiled and reads to its end; see
- * src/graphql/compiled-queries.ts). A statement already sent runs to its end; transactions have a
- * limit of the same length (src/db/client.ts), so none is left running or half-done.
+ * src/graphql/compiled-queries.ts). A statement already sent runs to its end; transactions and
+ * statements have a limit one tick longer (`databaseLimitMs`), so none is left running or
+ * half-done.
  *
  * The limit runs until the response is ready. A subscription over Server-Sent Events is ready
  * once it has subscribed (its events follow in the body), so its stream is not cut: it lasts as
  * long as the client keeps it. Every other response is complete before it is returned.
  */
 export function timeLimit(ms: number): MiddlewareHandler<AppEnv> {
-  const deadlines = new Deadlines(Math.max(1, Math.min(100, Math.floor(ms / 10))));
+  const deadlines = new Deadlines(tickOf(ms));
   return async (c, next) => {
     const deadline = new Deadline(performance.now() + ms);
     c.set('deadline', deadline);
