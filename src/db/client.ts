@@ -33,8 +33,8 @@ export interface Database {
 export interface DatabaseOptions {
   /**
    * How long a transaction may wait for a connection and then run (REQUEST_TIMEOUT_MS and one
-   * tick of the time limit: src/http/time-limit.ts): no transaction outlives its request by more. On SQLite it is also how long a statement
-   * waits for another connection's lock.
+   * tick of the time limit: src/http/time-limit.ts): no transaction outlives its request by more.
+   * On SQLite it is also how long a statement waits for another connection's lock.
    */
   transactionTimeoutMs: number;
 }
