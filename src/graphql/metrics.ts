@@ -8,9 +8,9 @@ import {
   visitWithTypeInfo,
 } from 'graphql';
 import { handleStreamOrSingleExecutionResult, type Plugin } from 'graphql-yoga';
-import { Counter, Histogram } from 'prom-client';
 import type { Viewer } from '../domain/context.js';
 import type { Metrics } from '../observability/metrics.js';
+import { SeriesCounter, SeriesHistogram } from '../observability/series.js';
 import { errorCodeOf } from './errors.js';
 import { operationOf } from './operation.js';
 
@@ -53,19 +53,19 @@ function operationMetrics(
   countDeprecated: (args: DeprecatedCallArgs) => void,
 ): Plugin<CallerContext> {
   const { registry } = metrics;
-  const requests = new Counter({
+  const requests = new SeriesCounter({
     name: 'graphql_envelop_request',
     help: 'GraphQL operations executed',
     labelNames: ['operationType', 'operationName'],
     registers: [registry],
   });
-  const durations = new Histogram({
+  const durations = new SeriesHistogram({
     name: 'graphql_envelop_request_duration',
     help: 'Time to run a GraphQL operation, from parse to the end of execution, in seconds',
     labelNames: ['operationType', 'operationName'],
     registers: [registry],
   });
-  const errors = new Counter({
+  const errors = new SeriesCounter({
     name: 'graphql_envelop_error_result',
     help: 'GraphQL errors by phase and contract code',
     labelNames: ['operationType', 'operationName', 'phase', 'code'],

@@ -29,8 +29,15 @@ export function httpMetrics(metrics: Metrics): MiddlewareHandler<AppEnv> {
     // After next(), the route index points at the handler that answered.
     const route = routeLabel(routePath(c), c.res.status);
     const client = c.get('clientName') ?? UNKNOWN_CLIENT;
-    const labels = { method, route, status: String(c.res.status), client_name: client.name };
-    metrics.httpRequests.inc({ ...labels, client_version: client.version });
+    const labels = {
+      method,
+      route,
+      status: String(c.res.status),
+      client_name: client.name,
+      client_version: client.version,
+    };
+    metrics.httpRequests.inc(labels);
+    // The duration has no version label: it reads the others.
     metrics.httpDuration.observe(labels, seconds);
     if (c.res.headers.has('deprecation')) {
       const client = metrics.client(c.get('viewer')?.subject, c.req.header('user-agent'));

@@ -1,24 +1,25 @@
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { Database } from '../db/client.js';
 import { BoundedLabel } from './bounded-label.js';
+import { SeriesCounter, SeriesHistogram } from './series.js';
 
 type HttpLabels = 'method' | 'route' | 'status' | 'client_name';
 
 /** The app's Prometheus metrics, in a registry of its own (several apps can share a process). */
 export interface Metrics {
   readonly registry: Registry;
-  readonly httpRequests: Counter<HttpLabels | 'client_version'>;
-  readonly httpDuration: Histogram<HttpLabels>;
+  readonly httpRequests: SeriesCounter<HttpLabels | 'client_version'>;
+  readonly httpDuration: SeriesHistogram<HttpLabels>;
   /** Calls to deprecated REST routes (`api="rest"`) and GraphQL fields (`api="graphql"`). */
-  readonly deprecatedCalls: Counter<'api' | 'operation' | 'client'>;
+  readonly deprecatedCalls: SeriesCounter<'api' | 'operation' | 'client'>;
   /** Redis commands or connections that failed (the product went on without Redis). */
-  readonly redisFailures: Counter;
+  readonly redisFailures: SeriesCounter;
   /** Response cache lookups that found a stored response, by edge (`graphql`, `rest`). */
-  readonly cacheHits: Counter<'edge'>;
+  readonly cacheHits: SeriesCounter<'edge'>;
   /** Response cache lookups that found nothing (the request ran), by edge. */
-  readonly cacheMisses: Counter<'edge'>;
+  readonly cacheMisses: SeriesCounter<'edge'>;
   /** Responses removed from the cache: `write` (a change evicted it), `capacity`, `expired`. */
-  readonly cacheEvictions: Counter<'reason'>;
+  readonly cacheEvictions: SeriesCounter<'reason'>;
   /** GraphQL operation names as a bounded label value. */
   operationName(name: string | undefined): string;
   /** Who is calling, as a bounded label value: the token subject, else the User-Agent. */
@@ -60,42 +61,42 @@ export function createMetrics(database: Database, live?: { readonly size: number
   const operationNames = new BoundedLabel(200);
   return {
     registry,
-    httpRequests: new Counter({
+    httpRequests: new SeriesCounter({
       name: 'http_requests_total',
       help: 'HTTP requests by method, route pattern, status and client name and version',
       labelNames: ['method', 'route', 'status', 'client_name', 'client_version'],
       registers: [registry],
     }),
-    httpDuration: new Histogram({
+    httpDuration: new SeriesHistogram({
       name: 'http_request_duration_seconds',
       help: 'Time to answer an HTTP request (until the response headers), by method, route pattern, status and client name',
       labelNames: ['method', 'route', 'status', 'client_name'],
       registers: [registry],
     }),
-    deprecatedCalls: new Counter({
+    deprecatedCalls: new SeriesCounter({
       name: 'petstore_deprecated_calls_total',
       help: 'Calls to deprecated REST routes and GraphQL fields, by client (token subject, else User-Agent)',
       labelNames: ['api', 'operation', 'client'],
       registers: [registry],
     }),
-    redisFailures: new Counter({
+    redisFailures: new SeriesCounter({
       name: 'petstore_redis_failures_total',
       help: 'Redis commands or connections that failed; requests went on without Redis',
       registers: [registry],
     }),
-    cacheHits: new Counter({
+    cacheHits: new SeriesCounter({
       name: 'petstore_response_cache_hits_total',
       help: 'Public reads answered from the response cache, by edge',
       labelNames: ['edge'],
       registers: [registry],
     }),
-    cacheMisses: new Counter({
+    cacheMisses: new SeriesCounter({
       name: 'petstore_response_cache_misses_total',
       help: 'Public reads the response cache could not answer (they ran), by edge',
       labelNames: ['edge'],
       registers: [registry],
     }),
-    cacheEvictions: new Counter({
+    cacheEvictions: new SeriesCounter({
       name: 'petstore_response_cache_evictions_total',
       help: 'Responses removed from the response cache: write (a change evicted it), capacity, expired',
       labelNames: ['reason'],

@@ -83,6 +83,25 @@ describeDb('/metrics', () => {
     expect(samples.some((sample) => sample.labels.route?.startsWith('/no/'))).toBe(false);
   });
 
+  it('writes each duration histogram as cumulative buckets that end at its count, with a sum', async () => {
+    for (let i = 0; i < 3; i++) await app().fetch(get('/health/ready'));
+    const labels = { client_name: 'unknown', method: 'GET', route: '/health/ready', status: '200' };
+    const samples = await scrape(app());
+    const buckets = samples.filter(
+      (sample) =>
+        sample.name === 'http_request_duration_seconds_bucket' &&
+        Object.entries(labels).every(([key, value]) => sample.labels[key] === value),
+    );
+    const counts = buckets.map((bucket) => bucket.value);
+    const bounds = ['0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '5', '10'];
+    expect(buckets.map((bucket) => bucket.labels.le)).toEqual([...bounds, '+Inf']);
+    expect(counts).toEqual([...counts].sort((a, b) => a - b));
+    const count = sampleValue(samples, 'http_request_duration_seconds_count', labels);
+    expect(count).toBeGreaterThanOrEqual(3);
+    expect(counts.at(-1)).toBe(count);
+    expect(sampleValue(samples, 'http_request_duration_seconds_sum', labels)).toBeGreaterThan(0);
+  });
+
   it('labels requests with the client name and version they send, Apollo Client’s headers too', async () => {
     const named = (headers: Record<string, string>) => app().fetch(get('/health/live', headers));
     await named({ 'graphql-client-name': 'shop-web', 'graphql-client-version': '4.1.0' });
