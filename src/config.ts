@@ -24,6 +24,8 @@ export interface Config {
     readonly jwksUrl: string | undefined;
     readonly issuer: string | undefined;
     readonly audience: string | undefined;
+    /** What the verified tokens kept for their next request may take, in bytes. */
+    readonly tokenCacheBytes: number;
   };
   readonly petByIdSunset: Date;
   readonly rateLimitPerMinute: number;
@@ -192,6 +194,7 @@ const envSchema = z.object({
   AUTH_JWKS_URL: z.url({ message: 'must be an http(s) URL' }).optional(),
   AUTH_ISSUER: optionalText,
   AUTH_AUDIENCE: optionalText,
+  AUTH_TOKEN_CACHE_BYTES: positiveInt(1024 * 1024),
   PET_BY_ID_SUNSET: z.iso
     .datetime({ offset: true, message: 'must be an RFC 3339 date-time, e.g. 2027-06-30T00:00:00Z' })
     .default('2027-06-30T00:00:00Z')
@@ -345,6 +348,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       jwksUrl: vars.AUTH_JWKS_URL,
       issuer: vars.AUTH_ISSUER,
       audience: vars.AUTH_AUDIENCE,
+      tokenCacheBytes: vars.AUTH_TOKEN_CACHE_BYTES,
     }),
     petByIdSunset: vars.PET_BY_ID_SUNSET,
     rateLimitPerMinute: vars.RATE_LIMIT_PER_MINUTE,

@@ -1,4 +1,5 @@
 import { createRemoteJWKSet, type JWTPayload, jwtVerify, SignJWT } from 'jose';
+import { LRUCache } from 'lru-cache';
 import { anonymous, type Viewer } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
 
@@ -9,6 +10,8 @@ export interface AuthSettings {
   readonly jwksUrl: string | undefined;
   readonly issuer: string | undefined;
   readonly audience: string | undefined;
+  /** What the verified tokens kept for their next request may take, in bytes. */
+  readonly tokenCacheBytes: number;
 }
 
 /** The `WWW-Authenticate` challenge sent with every 401. */
@@ -35,13 +38,53 @@ export async function viewerOf(
   return verify(token);
 }
 
-/** Verifies bearer tokens: signature, expiry (always required), issuer and audience when set. */
+/**
+ * The callers that verified tokens name, by the token's whole text (its signature included: only
+ * a token that verified is ever kept), until the token expires; `maxBytes` bounds them, least
+ * recently used out. A client sends the same token with every request, and checking its signature
+ * is a good part of a write's CPU (WebCrypto's HMAC or RSA).
+ */
+export class VerifiedTokens {
+  readonly #viewers: LRUCache<string, Viewer>;
+
+  constructor(maxBytes: number) {
+    this.#viewers = new LRUCache({
+      maxSize: maxBytes,
+      // The token's text (UTF-16) and the caller made of it; one larger than the bound is not kept.
+      sizeCalculation: (_viewer, token) => token.length * 2 + 256,
+    });
+  }
+
+  /** The caller a token names, unless it was never verified here or has expired since. */
+  get(token: string): Viewer | undefined {
+    const viewer = this.#viewers.get(token);
+    return viewer?.expiresAt !== undefined && viewer.expiresAt > Date.now() ? viewer : undefined;
+  }
+
+  set(token: string, viewer: Viewer): void {
+    this.#viewers.set(token, viewer);
+  }
+
+  /** What the kept tokens count as, in bytes. */
+  get bytes(): number {
+    return this.#viewers.calculatedSize;
+  }
+}
+
+/**
+ * Verifies bearer tokens: signature, expiry (always required), issuer and audience when set. A
+ * token that verified is kept for later requests (`VerifiedTokens`); once it expires it is
+ * verified again, and refused as expired.
+ */
 export function createTokenVerifier(settings: AuthSettings): TokenVerifier {
   const key = settings.jwksUrl
     ? createRemoteJWKSet(new URL(settings.jwksUrl))
     : new TextEncoder().encode(settings.jwtSecret ?? '');
   const algorithms = settings.jwksUrl ? ['RS256', 'ES256'] : ['HS256'];
+  const verified = new VerifiedTokens(settings.tokenCacheBytes);
   return async (token) => {
+    const kept = verified.get(token);
+    if (kept) return kept;
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, key as Uint8Array, {
@@ -54,13 +97,15 @@ export function createTokenVerifier(settings: AuthSettings): TokenVerifier {
       throw new DomainError('UNAUTHENTICATED', `The bearer token is not valid: ${describe(error)}`);
     }
     const scope = typeof payload.scope === 'string' ? payload.scope : '';
-    return {
+    const viewer: Viewer = {
       authenticated: true,
       subject: payload.sub,
       scopes: new Set(scope.split(' ').filter(Boolean)),
       // `exp` is required above.
       expiresAt: (payload.exp as number) * 1000,
     };
+    verified.set(token, viewer);
+    return viewer;
   };
 }
 

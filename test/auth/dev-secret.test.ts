@@ -5,7 +5,13 @@ import { expect, it } from 'vitest';
 import { readOrCreateDevSecret, resolveAuthSettings } from '../../src/auth/dev-secret.js';
 import { ConfigError } from '../../src/config.js';
 
-const none = { jwtSecret: undefined, jwksUrl: undefined, issuer: undefined, audience: undefined };
+const none = {
+  jwtSecret: undefined,
+  jwksUrl: undefined,
+  issuer: undefined,
+  audience: undefined,
+  tokenCacheBytes: 1024,
+};
 
 it('refuses to start in production without a secret or JWKS URL', () => {
   expect(() => resolveAuthSettings(none, true)).toThrow(ConfigError);

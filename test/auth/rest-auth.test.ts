@@ -119,4 +119,15 @@ describeDb('authorisation over REST', () => {
       expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
     }
   });
+
+  it('refuses a token that was accepted (and kept verified) once it has expired', async () => {
+    const authorization = await bearer(['pets:write'], { expiresIn: 1 });
+    const client = withAuthorization(app(), authorization);
+    const read = () => rest(client, 'GET', '/categories');
+    expect((await read()).status).toBe(200);
+    expect((await read()).status).toBe(200);
+    // `exp` is in whole seconds: wait until the second after it has begun.
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    expectError(await read(), 401, 'UNAUTHENTICATED', /expired/);
+  });
 });

@@ -80,6 +80,7 @@ describe('npm run token', { timeout: 60_000 }, () => {
       jwksUrl: undefined,
       issuer: undefined,
       audience: undefined,
+      tokenCacheBytes: 1024,
     })(jwt);
     const claims = decodeJwt(jwt);
     expect(viewer).toEqual({
