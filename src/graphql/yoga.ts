@@ -54,47 +54,34 @@ import { usageRecording } from './usage.js';
 import { stabilityWarnings } from './warnings.js';
 
 /**
- * A mutation changes what later fields read (the mutations of a document run one after another),
- * so its loaders batch but keep nothing between reads.
+ * What depends on the kind of operation, decided in one hook:
+ * - the WebSocket carries subscriptions: queries and mutations belong to HTTP, where the time and
+ *   rate limits apply;
+ * - a mutation gets the request's time-limit signal, so that an abandoned request stops resolving
+ *   (a query runs compiled, which watches no signal: the cost limit bounds it);
+ * - a mutation changes what later fields read (the mutations of a document run one after
+ *   another), so its loaders batch but keep nothing between reads.
+ * Subscriptions do not execute here (Yoga's subscribe phase).
  */
-function uncachedReadsInMutations(shared: SharedReads): Plugin<GraphQLContext> {
+function byOperationKind(
+  shared: SharedReads,
+): Plugin<GraphQLContext & { deadline?: Deadline; transport?: string }> {
   return {
     onExecute({ args, extendContext }) {
-      if (operationOf(args.document, args.operationName)?.operation !== 'mutation') return;
-      extendContext({
-        loaders: createLoaders(args.contextValue.domain, shared, { cache: false }),
-      });
+      const type = operationOf(args.document, args.operationName)?.operation ?? 'query';
+      const { contextValue } = args;
+      if (contextValue.transport === 'websocket')
+        throw new DomainError(
+          'METHOD_NOT_ALLOWED',
+          `The WebSocket carries subscriptions; send a ${type} by POST to /graphql`,
+        );
+      if (type !== 'mutation') return;
+      if (contextValue.deadline)
+        (args as { signal?: AbortSignal }).signal = contextValue.deadline.signal;
+      extendContext({ loaders: createLoaders(contextValue.domain, shared, { cache: false }) });
     },
   };
 }
-
-/**
- * Hands the request's time-limit signal to the execution of a mutation: an abandoned request
- * stops resolving. A query runs compiled, which does not watch a signal (it is bounded by the
- * cost limit instead), so it never makes one.
- */
-const executionSignal: Plugin<{ deadline?: Deadline }> = {
-  onExecute({ args }) {
-    const { deadline } = args.contextValue;
-    if (deadline && operationOf(args.document, args.operationName)?.operation !== 'query')
-      (args as { signal?: AbortSignal }).signal = deadline.signal;
-  },
-};
-
-/**
- * The WebSocket carries subscriptions: queries and mutations belong to HTTP, where the time and
- * rate limits apply.
- */
-const subscriptionsOnlyOverWebSocket: Plugin<{ transport?: string }> = {
-  onExecute({ args }) {
-    if (args.contextValue.transport !== 'websocket') return;
-    const type = operationOf(args.document, args.operationName)?.operation ?? 'query';
-    throw new DomainError(
-      'METHOD_NOT_ALLOWED',
-      `The WebSocket carries subscriptions; send a ${type} by POST to /graphql`,
-    );
-  },
-};
 
 /**
  * Yoga's responses are built with the `Response` that is global when a request runs. Under
@@ -278,11 +265,9 @@ function createYogaServer(
     costLimit(rule),
     // After the batch rules (which price a batch) and the cost limit (which prices an operation).
     demandControl(schema),
-    subscriptionsOnlyOverWebSocket,
+    byOperationKind(shared),
     compiledQueries(schema),
     ...(cache ? [cacheTagsPlugin(schema, operationOf)] : []),
-    executionSignal,
-    uncachedReadsInMutations(shared),
     documentErrorCodes,
     logOperationNames(),
     ...(usage.enabled ? [usageRecording(usage)] : []),
