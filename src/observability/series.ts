@@ -35,7 +35,15 @@ abstract class Series<L extends string, Entry> {
       registry.registerMetric(this as unknown as Metric<string>);
   }
 
+  abstract readonly type: 'counter' | 'histogram';
+
   protected abstract create(): Entry;
+
+  /** The metric as the registry formats it. */
+  protected withValues<V>(values: V[]) {
+    const { name, help, type, aggregator } = this;
+    return { name, help, type, aggregator, values };
+  }
 
   protected entryOf(labels: Labels<L> | undefined): Entry {
     let key = '';
@@ -80,13 +88,7 @@ export class SeriesCounter<L extends string = never> extends Series<L, { value: 
     }));
     // A counter without labels reads 0 before its first count, as prom-client's does.
     if (this.labelNames.length === 0 && values.length === 0) values.push({ labels: {}, value: 0 });
-    return {
-      name: this.name,
-      help: this.help,
-      type: this.type,
-      aggregator: this.aggregator,
-      values,
-    };
+    return this.withValues(values);
   }
 }
 
@@ -132,12 +134,6 @@ export class SeriesHistogram<L extends string> extends Series<
       values.push({ labels, value: entry.sum, metricName: `${this.name}_sum` });
       values.push({ labels, value: entry.count, metricName: `${this.name}_count` });
     }
-    return {
-      name: this.name,
-      help: this.help,
-      type: this.type,
-      aggregator: this.aggregator,
-      values,
-    };
+    return this.withValues(values);
   }
 }
