@@ -177,6 +177,7 @@ describe('configuration', () => {
         'AUTH_JWKS_URL',
         'AUTH_ISSUER',
         'AUTH_AUDIENCE',
+        'AUTH_TOKEN_CACHE_BYTES',
         'NODE_ENV',
         'CORS_ORIGINS',
         'PET_BY_ID_SUNSET',
