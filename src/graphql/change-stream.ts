@@ -34,8 +34,8 @@ const tokenExpired = () =>
  * subscriber's viewer). It starts after the cursor the client resumes from (SSE `Last-Event-ID`,
  * else the field's `after`), or after the newest event for a new subscription; it holds only its
  * cursor, reading the events from the process's delivery as the client asks for them, so a client
- * that does not read costs nothing but the cursor. It counts against the subscriber's bound once
- * its start is known, before its first event (a refusal is the subscription's error),
+ * that does not read costs nothing but the cursor. It counts against the subscriber's bound from
+ * the moment it is created (a refusal is the subscription's error rather than its first event),
  * and it ends with an error event when the token expires, and at once when the client's
  * connection closes.
  */
@@ -67,11 +67,16 @@ export async function changeStream<Event, Value>(
     closed?.removeEventListener('abort', finish);
     notify();
   };
-  // Where it starts is settled before it counts as open: a write that commits once it is open
-  // is always after its cursor (a client or test that waits for it to be open misses nothing).
-  let cursor = await startingCursor(source, after);
   const release = ctx.subscriber.subscriptions.open(ctx.subscriber.client, finish);
   closed?.addEventListener('abort', finish);
+
+  let cursor: bigint;
+  try {
+    cursor = await startingCursor(source, after);
+  } catch (error) {
+    finish();
+    throw error;
+  }
   if (closed?.aborted) finish();
   stopWatching = events.watch(notify);
 
