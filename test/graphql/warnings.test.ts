@@ -77,17 +77,23 @@ describeDb('warnings of subscriptions (@experimental), on their first event', ()
     const overWs = events((sink) => ws.subscribe({ query }, sink));
     const overSse = events((sink) => sse.subscribe({ query }, sink));
     await untilOpen(server, 2);
-    for (const quantity of [5, 6]) {
-      const set = await restCall(server, 'PUT', `/store/inventory/${id}`, token, { quantity });
-      expect(set.status).toBe(200);
-    }
+    // An event reads the stock when it is delivered: the second write waits for the first's
+    // events, or both could read its quantity.
+    const cursor = expect.stringMatching(/^\d+$/);
+    const set = async (quantity: number) =>
+      expect(
+        (await restCall(server, 'PUT', `/store/inventory/${id}`, token, { quantity })).status,
+      ).toBe(200);
+    await set(5);
     for (const stream of [overWs, overSse]) {
       // Every event carries its cursor; only the first, the warning.
-      const cursor = expect.stringMatching(/^\d+$/);
       expect(await stream.next()).toEqual({
         data: { inventoryChanged: { quantity: 5 } },
         extensions: { cursor, warnings: [experimental('inventoryChanged')] },
       });
+    }
+    await set(6);
+    for (const stream of [overWs, overSse]) {
       expect(await stream.next()).toEqual({
         data: { inventoryChanged: { quantity: 6 } },
         extensions: { cursor },
