@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../http/env.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -33,12 +33,15 @@ async function cacheKey(
       return undefined;
     body = await c.req.raw.text();
   }
-  const { pathname, search } = new URL(url);
-  const key = createHash('sha256')
-    .update(`${isRead(method) ? 'GET' : method} ${pathname}${search}\n`)
-    .update(graphql ? `${c.req.header('accept') ?? ''}\n` : '\n')
-    .update(body ?? '')
-    .digest('base64url');
+  // The path and query as sent: no URL object on the way to a hit (a path spelled two ways is
+  // two entries of the same answer, each evicted by its tags).
+  const target = url.slice(url.indexOf('/', url.indexOf('//') + 2));
+  const accept = graphql ? (c.req.header('accept') ?? '') : '';
+  const key = hash(
+    'sha256',
+    `${isRead(method) ? 'GET' : method} ${target}\n${accept}\n${body ?? ''}`,
+    'base64url',
+  );
   return { key, body };
 }
 
@@ -127,21 +130,24 @@ function etagOf(response: Response, body: string): string {
   return response.headers.get('etag') ?? strongETag(body);
 }
 
-/** A 200 answer with its validators, or 304 when `If-None-Match` names its tag (GET and HEAD). */
+/**
+ * A 200 answer with its validators, or 304 when `If-None-Match` names its tag (GET and HEAD).
+ * `headers` are lower-case names, as a web `Headers` gives them; they stay a plain object, which
+ * the Node adapter writes as it is.
+ */
 function withValidators(
   c: Context<AppEnv>,
   body: string,
-  headers: Headers,
+  headers: Record<string, string>,
   etag: string,
 ): Response {
-  headers.set('ETag', etag);
-  headers.set('Cache-Control', cacheControl(c));
+  const validated: Record<string, string> = { ...headers, etag, 'cache-control': cacheControl(c) };
   if (ifNoneMatch(c.req.header('if-none-match'), etag)) {
-    headers.delete('content-type');
-    headers.delete('content-length');
-    return new Response(null, { status: 304, headers });
+    delete validated['content-type'];
+    delete validated['content-length'];
+    return new Response(null, { status: 304, headers: validated });
   }
-  return new Response(body, { status: 200, headers });
+  return new Response(body, { status: 200, headers: validated });
 }
 
 /**
@@ -154,7 +160,7 @@ async function addValidators(c: Context<AppEnv>): Promise<void> {
   if (etag === null) {
     const body = await c.res.text();
     const tag = strongETag(c.req.path === '/graphql' ? withoutCostReport(body).body : body);
-    replaceResponse(c, withValidators(c, body, new Headers(c.res.headers), tag));
+    replaceResponse(c, withValidators(c, body, Object.fromEntries(c.res.headers), tag));
     return;
   }
   c.res.headers.set('Cache-Control', cacheControl(c));
@@ -168,13 +174,13 @@ async function addValidators(c: Context<AppEnv>): Promise<void> {
 
 /** The answer of a hit: the stored body (a GraphQL one with its report), its stored ETag on a read. */
 async function fromCache(c: Context<AppEnv>, cached: CachedResponse): Promise<Response> {
-  const headers = new Headers(cached.headers);
   const body =
     c.req.path === '/graphql'
       ? await withCostReport(c, cached.body, cached.requestedCosts ?? [])
       : cached.body;
-  if (!isRead(c.req.method)) return new Response(body, { status: 200, headers });
-  return withValidators(c, body, headers, cached.etag);
+  if (!isRead(c.req.method))
+    return new Response(body, { status: 200, headers: { ...cached.headers } });
+  return withValidators(c, body, cached.headers, cached.etag);
 }
 
 /** Replaces the response whole (Hono would otherwise copy the old one's headers into it). */
@@ -250,7 +256,7 @@ export function responseCache({ store, metrics }: ResponseCacheOptions): Middlew
     };
     if (tags) await store.set(key, response, tags, generation);
     const answer = isRead(c.req.method)
-      ? withValidators(c, body, new Headers(c.res.headers), response.etag)
+      ? withValidators(c, body, Object.fromEntries(c.res.headers), response.etag)
       : new Response(body, c.res);
     replaceResponse(c, answer);
   };

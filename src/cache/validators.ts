@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /** Public reads: any cache may keep them but must revalidate (If-None-Match) before reuse. */
 export const PUBLIC_CACHE_CONTROL = 'no-cache';
@@ -7,7 +7,7 @@ export const PRIVATE_CACHE_CONTROL = 'private, no-store';
 
 /** A strong validator of a body: the same bytes, the same tag. */
 export function strongETag(body: string): string {
-  return `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;
+  return `"${hash('sha256', body, 'base64url').slice(0, 32)}"`;
 }
 
 /** Whether `If-None-Match` names the tag (weak comparison, as RFC 9110 asks of this header). */

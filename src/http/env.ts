@@ -83,6 +83,8 @@ export interface AppEnv {
      * it is refused with 401 (src/http/authenticate.ts).
      */
     invalidToken: DomainError | undefined;
+    /** A call of a deprecated REST route: its answer carries `Deprecation` (src/rest/deprecation.ts). */
+    deprecated: true | undefined;
     /** On /graphql while the cost budget is on: the caller's budget (src/rate-limit/). */
     costAccount: CostAccount | undefined;
   };

@@ -1,19 +1,10 @@
-import type { Context, MiddlewareHandler } from 'hono';
+import type { MiddlewareHandler } from 'hono';
 import type { AccessLogFields, AppEnv } from '../http/env.js';
+import { setResponseHeader } from '../http/response-header.js';
 import type { Logger } from '../logger.js';
 import { annotateSpan } from '../tracing/hooks.js';
 import type { ClientNames } from './client-name.js';
 import { requestIdFrom } from './request-id.js';
-
-function setResponseHeader(c: Context, name: string, value: string) {
-  try {
-    c.res.headers.set(name, value);
-  } catch {
-    // Some responses have immutable headers; copy them into a new response.
-    c.res = new Response(c.res.body, c.res);
-    c.res.headers.set(name, value);
-  }
-}
 
 /**
  * Gives each request its id (a sane incoming `X-Request-Id`, else a new one) and its client name

@@ -39,7 +39,7 @@ export function httpMetrics(metrics: Metrics): MiddlewareHandler<AppEnv> {
     metrics.httpRequests.inc(labels);
     // The duration has no version label: it reads the others.
     metrics.httpDuration.observe(labels, seconds);
-    if (c.res.headers.has('deprecation')) {
+    if (c.get('deprecated')) {
       const client = metrics.client(c.get('viewer')?.subject, c.req.header('user-agent'));
       metrics.deprecatedCalls.inc({ api: 'rest', operation: `${method} ${route}`, client });
     }

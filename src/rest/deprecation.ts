@@ -2,6 +2,7 @@ import { type Context, Hono } from 'hono';
 import type { Config } from '../config.js';
 import { DomainError } from '../domain/errors.js';
 import type { AppEnv } from '../http/env.js';
+import { setResponseHeader } from '../http/response-header.js';
 import { type Deprecation, honoPath, type Route } from './route.js';
 
 /** RFC 3339 without milliseconds, e.g. 2027-06-30T00:00:00Z. */
@@ -21,7 +22,7 @@ export function deprecationHeaders(deprecation: Deprecation, config: Config) {
 /**
  * The headers of every deprecated route, set on each answer it gives, whoever gives it: the
  * handler, or the token check and the rate limit that run before it (registered ahead of them).
- * Answers with the `Deprecation` header are counted as deprecated calls by the HTTP metrics.
+ * The HTTP metrics count these calls as deprecated calls (`deprecated` on the context).
  */
 export function deprecatedRoutes(routes: readonly Route[], config: Config): Hono<AppEnv> {
   const marked = new Hono<AppEnv>();
@@ -29,8 +30,9 @@ export function deprecatedRoutes(routes: readonly Route[], config: Config): Hono
     if (!spec.deprecation) continue;
     const headers = Object.entries(deprecationHeaders(spec.deprecation, config));
     marked.on(spec.method.toUpperCase(), honoPath(spec.path), async (c, next) => {
+      c.set('deprecated', true);
       await next();
-      for (const [name, value] of headers) c.res.headers.set(name, value);
+      for (const [name, value] of headers) setResponseHeader(c, name, value);
     });
   }
   return marked;

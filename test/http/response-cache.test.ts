@@ -1,6 +1,7 @@
-import { expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeDb, type TestApp, useTestApp } from '../helpers/app.js';
 import { makeCategory, makeOrder, makePet } from '../helpers/factories.js';
+import { serveApp } from '../helpers/live.js';
 import { type Sample, sampleValue, scrape } from '../helpers/metrics.js';
 import { rest } from '../helpers/rest.js';
 
@@ -251,6 +252,58 @@ describeDb('the response cache and HTTP validators', () => {
     expect(cacheCount(samples, 'evictions', { reason: 'write' })).toBeGreaterThanOrEqual(1);
     const gone = await rest(anonymous, 'GET', `/pets/${pet.id}`);
     expect(gone.status).toBe(404);
+  });
+});
+
+describeDb('answers over a real connection', () => {
+  const app = useTestApp({ RESPONSE_CACHE_TTL_MS: '60000' });
+  let served: Awaited<ReturnType<typeof serveApp>>;
+  beforeAll(async () => {
+    served = await serveApp(app());
+  });
+  afterAll(() => served?.close());
+
+  /** Headers as the Node adapter writes them: the answer's own, and those added once it is ready. */
+  const headersOf = (response: Response) => Object.fromEntries(response.headers);
+
+  it('carry the request id, the validators and the deprecation marks on a hit as on a miss', async () => {
+    const pet = await makePet(app());
+    const post = (requestId: string) =>
+      fetch(`${served.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-request-id': requestId },
+        body: JSON.stringify({ query: PetName, variables: { id: String(pet.id) } }),
+      });
+    const get = (requestId: string, headers: Record<string, string> = {}) =>
+      fetch(`${served.url}/api/pets/${pet.id}`, {
+        headers: { 'x-request-id': requestId, ...headers },
+      });
+    const before = await scrape(app());
+    const graphql = [await post('miss-1'), await post('hit-1')];
+    const restAnswers = [await get('miss-2'), await get('hit-2')];
+    const after = await scrape(app());
+    for (const edge of ['graphql', 'rest']) {
+      const hits = (samples: Sample[]) => cacheCount(samples, 'hits', { edge });
+      expect(hits(after) - hits(before)).toBe(1);
+    }
+
+    const [graphqlMiss, graphqlHit] = graphql.map(headersOf);
+    expect(graphqlMiss?.['x-request-id']).toBe('miss-1');
+    expect(graphqlHit?.['x-request-id']).toBe('hit-1');
+    expect(graphqlHit?.['content-type']).toBe(graphqlMiss?.['content-type']);
+    // The same data; a hit ran nothing, so it reports no actual cost.
+    expect((await graphql[1]?.json()).data).toEqual((await graphql[0]?.json()).data);
+
+    const [restMiss, restHit] = restAnswers.map(headersOf);
+    expect(restHit?.['x-request-id']).toBe('hit-2');
+    for (const name of ['etag', 'cache-control', 'deprecation', 'sunset', 'link', 'content-type'])
+      expect([name, restHit?.[name]]).toEqual([name, restMiss?.[name]]);
+    expect(restHit?.deprecation).toMatch(/^@\d+$/);
+
+    const unchanged = await get('hit-3', { 'if-none-match': restHit?.etag as string });
+    expect(unchanged.status).toBe(304);
+    expect(headersOf(unchanged)).toMatchObject({ 'x-request-id': 'hit-3', etag: restHit?.etag });
+    expect(headersOf(unchanged)['content-type']).toBeUndefined();
   });
 });
 

@@ -8,6 +8,8 @@ import { BoundedLabel } from '../../src/observability/bounded-label.js';
 import { httpMetrics } from '../../src/observability/http-metrics.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { metricsRoutes } from '../../src/observability/metrics-route.js';
+import { deprecatedRoutes } from '../../src/rest/deprecation.js';
+import { allRoutes } from '../../src/rest/routes/index.js';
 import { createTestApp, describeDb, useTestApp } from '../helpers/app.js';
 import { parseMetrics, sampleValue, scrape } from '../helpers/metrics.js';
 
@@ -243,8 +245,9 @@ describeDb('deprecated calls per client', () => {
   const app = useTestApp();
 
   /**
-   * The app's middleware order (metrics first, auth next, the REST façade mounted later under
-   * /api), with a deprecated route that answers like `GET /api/pets/{petId}`.
+   * The app's middleware order (metrics first, auth next, the deprecated routes' marks, the REST
+   * façade mounted later under /api), with routes that answer like `GET /api/pets/{petId}`
+   * (deprecated) and `GET /api/pets`.
    */
   function gateway() {
     const metrics = createMetrics(app().database);
@@ -260,11 +263,10 @@ describeDb('deprecated calls per client', () => {
       await next();
     });
     hono.route('/', metricsRoutes(metrics));
+    hono.route('/api', deprecatedRoutes(allRoutes, app().config));
     const api = new Hono<AppEnv>();
     api.get('/pets', (c) => c.json([]));
-    api.get('/pets/:petId', (c) =>
-      c.json({ id: c.req.param('petId') }, 200, { Deprecation: '@1795219200' }),
-    );
+    api.get('/pets/:petId', (c) => c.json({ id: c.req.param('petId') }));
     hono.route('/api', api);
     return hono;
   }
