@@ -170,7 +170,7 @@ interface FilledStore {
 
 async function fillSqlite(file: string, rows: Rows): Promise<FilledStore> {
   const url = `file:${file}`;
-  await migrate({ provider: 'sqlite', url, file });
+  await migrate({ provider: 'sqlite', url, file, statementCacheSize: 0 });
   const db = new Sqlite(file);
   try {
     const insertCategory = db.prepare(

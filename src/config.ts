@@ -3,7 +3,13 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 
 export type DatabaseConfig =
-  | { provider: 'sqlite'; url: string; file: string }
+  | {
+      provider: 'sqlite';
+      url: string;
+      file: string;
+      /** Statements kept compiled, least recently used out (SQLITE_STATEMENT_CACHE_SIZE; 0: none). */
+      statementCacheSize: number;
+    }
   | {
       provider: 'postgresql';
       url: string;
@@ -242,6 +248,11 @@ const envSchema = z.object({
     })
     .optional(),
   DATABASE_POOL_SIZE: positiveInt(10),
+  SQLITE_STATEMENT_CACHE_SIZE: z.coerce
+    .number({ message: 'must be a number' })
+    .int('must be a whole number')
+    .min(0, 'must be 0 or more')
+    .default(200),
   RESPONSE_CACHE_TTL_MS: z.coerce
     .number({ message: 'must be a number' })
     .int('must be a whole number')
@@ -305,10 +316,14 @@ const developmentEnvironments = new Set([undefined, 'development', 'test']);
 /** The shortest HS256 secret production accepts: the hash's size (RFC 7518 §3.2). */
 const MIN_SECRET_BYTES = 32;
 
-function parseDatabaseUrl(url: string, poolSize: number): DatabaseConfig {
+function parseDatabaseUrl(
+  url: string,
+  poolSize: number,
+  statementCacheSize: number,
+): DatabaseConfig {
   if (url.startsWith('file:')) {
     const path = url.slice('file:'.length);
-    return { provider: 'sqlite', url, file: resolve(path) };
+    return { provider: 'sqlite', url, file: resolve(path), statementCacheSize };
   }
   const schema = new URL(url).searchParams.get('schema') ?? undefined;
   return { provider: 'postgresql', url, schema, poolSize };
@@ -336,7 +351,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       `Invalid configuration:\n  AUTH_JWT_SECRET: must be at least ${MIN_SECRET_BYTES} bytes in production (NODE_ENV=${vars.NODE_ENV}); e.g. openssl rand -base64 32`,
     );
   }
-  const database = parseDatabaseUrl(vars.DATABASE_URL, vars.DATABASE_POOL_SIZE);
+  const database = parseDatabaseUrl(
+    vars.DATABASE_URL,
+    vars.DATABASE_POOL_SIZE,
+    vars.SQLITE_STATEMENT_CACHE_SIZE,
+  );
   return Object.freeze({
     port: vars.PORT,
     host: vars.HOST,

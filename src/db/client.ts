@@ -1,12 +1,14 @@
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import type { Database as Sqlite } from 'better-sqlite3';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { PrismaClient as PostgresPrismaClient } from '../generated/postgresql/client.js';
 import { PrismaClient } from '../generated/sqlite/client.js';
 import { DatabaseClosedError } from './errors.js';
 import { prepareSqliteFile } from './sqlite-file.js';
+import { cacheStatements } from './statement-cache.js';
 
 /**
  * The Prisma client type used across the code base. Both variants have the same API; the code is
@@ -77,6 +79,24 @@ function withPragmas<T extends SqlMigrationAwareDriverAdapterFactory>(
   return aroundConnect(factory, (connect) => async () => {
     const adapter = await connect();
     for (const sql of pragmas) await adapter.queryRaw({ sql, args: [], argTypes: [] });
+    return adapter;
+  });
+}
+
+/**
+ * A SQLite adapter factory whose connections keep up to `max` statements compiled
+ * (src/db/statement-cache.ts); 0 leaves them as the adapter makes them.
+ */
+function keepStatementsCompiled<T extends SqlMigrationAwareDriverAdapterFactory>(
+  factory: T,
+  max: number,
+): T {
+  if (max === 0) return factory;
+  return aroundConnect(factory, (connect) => async () => {
+    const adapter = await connect();
+    // The better-sqlite3 connection, which the adapter's types do not show.
+    const { client } = adapter as unknown as { client: Sqlite };
+    cacheStatements(client, max);
     return adapter;
   });
 }
@@ -176,7 +196,10 @@ export function createAdapterFactory(
     prepareSqliteFile(config.file);
     const factory = new PrismaBetterSqlite3({ url: config.file, timeout: lockTimeoutMs });
     return {
-      factory: withPragmas(outsideTransactions(factory), SQLITE_PRAGMAS),
+      factory: withPragmas(
+        keepStatementsCompiled(outsideTransactions(factory), config.statementCacheSize),
+        SQLITE_PRAGMAS,
+      ),
       close: async () => {},
     };
   }

@@ -1,0 +1,80 @@
+import BetterSqlite3 from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { database, useTestApp } from '../helpers/app.js';
+import { makePet } from '../helpers/factories.js';
+
+// Every compilation of SQL on the SQLite connections this file opens, by text. Installed before
+// the app connects: the statement cache compiles through the prototype's `prepare`.
+const compilations = new Map<string, number>();
+const compile = BetterSqlite3.prototype.prepare;
+BetterSqlite3.prototype.prepare = function (this: BetterSqlite3.Database, sql: string) {
+  compilations.set(sql, (compilations.get(sql) ?? 0) + 1);
+  return compile.call(this, sql);
+} as typeof compile;
+afterAll(() => {
+  BetterSqlite3.prototype.prepare = compile;
+});
+
+describe.runIf(database === 'sqlite')('SQLITE_STATEMENT_CACHE_SIZE', () => {
+  // Every read runs its statement (no response cache), and nothing else runs between them (no
+  // usage recording, whose writes would take places in the cache).
+  const app = useTestApp({
+    SQLITE_STATEMENT_CACHE_SIZE: '4',
+    RESPONSE_CACHE_TTL_MS: '0',
+    USAGE_BUFFER_ENTRIES: '0',
+  });
+
+  /** `pet(id)` under n aliases: one read of n ids, whose SQL text has an `IN` list n long. */
+  async function readPets(ids: readonly bigint[]) {
+    const fields = ids.map((id, at) => `p${at}: pet(id: "${id}") { name }`).join(' ');
+    const response = await app().fetch(
+      new Request('http://petstore.test/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: `{ ${fields} }` }),
+      }),
+    );
+    expect(response.status).toBe(200);
+    const { data } = (await response.json()) as { data: Record<string, { name: string }> };
+    return ids.map((_, at) => data[`p${at}`]?.name);
+  }
+
+  /** The SQL texts compiled while `read` ran (which ran one statement). */
+  async function textOf(read: () => Promise<unknown>): Promise<string[]> {
+    const before = new Map(compilations);
+    const statements = app().database.statementCount();
+    await read();
+    expect(app().database.statementCount()).toBe(statements + 1);
+    return [...compilations].flatMap(([sql, times]) =>
+      times > (before.get(sql) ?? 0) ? [sql] : [],
+    );
+  }
+
+  it('keeps each statement compiled for its next run, and no more statements than the bound however many texts a client makes the server use', async () => {
+    const pets = await Promise.all(Array.from({ length: 8 }, () => makePet(app())));
+    const ids = pets.map((pet) => pet.id);
+    const names = pets.map((pet) => pet.name);
+
+    // Eight texts, one per list length: each compiled once, and every answer right.
+    const texts: string[] = [];
+    for (let count = 1; count <= 8; count++) {
+      const compiled = await textOf(async () =>
+        expect(await readPets(ids.slice(0, count))).toEqual(names.slice(0, count)),
+      );
+      expect(compiled).toHaveLength(1);
+      texts.push(compiled[0] as string);
+    }
+    expect(new Set(texts).size).toBe(8);
+
+    // The four used last are still compiled: run again (and right), nothing is compiled.
+    for (let count = 8; count >= 5; count--)
+      expect(
+        await textOf(async () =>
+          expect(await readPets(ids.slice(0, count))).toEqual(names.slice(0, count)),
+        ),
+      ).toEqual([]);
+    // The others were let go at the bound: each is compiled again.
+    expect(await textOf(() => readPets(ids.slice(0, 1)))).toEqual([texts[0]]);
+    expect(compilations.get(texts[0] as string)).toBe(2);
+  });
+});
