@@ -114,6 +114,19 @@ export class EventDelivery {
     return events;
   }
 
+  /**
+   * Events this process has just committed, as stored: delivered at once when they follow the last
+   * event read, so that a write costs no read of the outbox. Otherwise (another process's events
+   * came between, or a read is under way) the outbox is read, which finds them in their place.
+   */
+  offer(events: readonly ChangeEvent[]): void {
+    const first = events[0];
+    const last = events.at(-1);
+    if (!first || !last || this.#head === undefined || last.id <= this.#head) return;
+    if (this.#reading || first.id !== this.#head + 1n) this.refresh().catch(() => {});
+    else this.#deliver(events);
+  }
+
   /** Calls `watcher` whenever new events have been read. Returns the function that stops it. */
   watch(watcher: () => void): () => void {
     this.#watchers.add(watcher);
@@ -162,17 +175,20 @@ export class EventDelivery {
   async #readNew(): Promise<void> {
     for (;;) {
       const rows = await this.#reader.after(this.head, READ_BATCH);
-      const last = rows.at(-1);
-      if (!last) return;
-      const events = rows.map(fromRow);
-      this.#buffer.push(...events);
-      if (this.#buffer.length > 2 * this.#bufferSize)
-        this.#buffer = this.#buffer.slice(-this.#bufferSize);
-      this.#head = last.id;
-      for (const listener of this.#eventListeners) listener(events);
-      for (const watcher of this.#watchers) watcher();
+      if (rows.length === 0) return;
+      this.#deliver(rows.map(fromRow));
       if (rows.length < READ_BATCH) return;
     }
+  }
+
+  /** Keeps `events` (the next ones after the head, in order) and tells whoever waits for them. */
+  #deliver(events: readonly ChangeEvent[]): void {
+    this.#buffer.push(...events);
+    if (this.#buffer.length > 2 * this.#bufferSize)
+      this.#buffer = this.#buffer.slice(-this.#bufferSize);
+    this.#head = (events.at(-1) as ChangeEvent).id;
+    for (const listener of this.#eventListeners) listener(events);
+    for (const watcher of this.#watchers) watcher();
   }
 }
 

@@ -4,12 +4,12 @@ import type { Database } from '../db/client.js';
 import type { Change, ChangeFeed, ChangeListener, ChangeOrigin } from '../domain/changes.js';
 import { currentTraceparent } from '../tracing/hooks.js';
 import type { EventDelivery } from './delivery.js';
-import { type ChangeEvent, toRow } from './event.js';
+import { type ChangeEvent, fromRow, toRow } from './event.js';
 
 /**
  * The change feed over the outbox. A write records its events in its transaction and, once
  * committed, publishes them: this process's listeners (the response cache) hear them at once, and
- * the delivery is woken to read them. The listeners hear the other processes' writes (replicas,
+ * the delivery gets them as they were stored (or is woken to read them). The listeners hear the other processes' writes (replicas,
  * or a process that died before it could publish) as the delivery reads them, as `remote` changes.
  */
 export function createChangeFeed(database: Database, delivery: EventDelivery): ChangeFeed {
@@ -27,17 +27,22 @@ export function createChangeFeed(database: Database, delivery: EventDelivery): C
     for (const [changes, cause] of remoteWrites(events, origin))
       void tell(changes, 'remote', cause);
   });
+  // The events of a write as recorded, by the changes the write publishes once committed (a write
+  // rolled back never publishes: its entry goes with its changes).
+  const recorded = new WeakMap<readonly Change[], ChangeEvent[]>();
   return {
-    record: (tx, changes, cause) =>
-      appendEvents(tx, database.dialect, channel, changes.map(toRow), {
-        origin,
-        cause,
-        at: Date.now(),
-      }),
+    async record(tx, changes, cause) {
+      const writer = { origin, cause, at: Date.now() };
+      const rows = await appendEvents(tx, database.dialect, channel, changes.map(toRow), writer);
+      recorded.set(changes, rows.map(fromRow));
+    },
     async publish(changes) {
       // The write publishes in its own trace context: the span in progress is its cause.
       await tell(changes, 'local', currentTraceparent());
-      delivery.refresh().catch(() => {});
+      // Handed to the delivery rather than read back.
+      const events = recorded.get(changes);
+      if (events) delivery.offer(events);
+      else delivery.refresh().catch(() => {});
     },
     subscribe(listener) {
       listeners.add(listener);

@@ -49,6 +49,9 @@ export function eventChannel(config: DatabaseConfig): string {
  * holds until it commits: writers queue there for as long as a commit takes, and an id is never
  * visible before a smaller one. The same statement notifies `channel`, delivered at the commit
  * (so a process killed right after its commit still wakes the other replicas).
+ *
+ * Answers the events as they are stored, with their ids (consecutive, in the order given), so that
+ * the writer can deliver them once committed without reading them back.
  */
 export async function appendEvents(
   tx: Tx,
@@ -56,25 +59,35 @@ export async function appendEvents(
   channel: string,
   events: readonly EventRow[],
   writer: Writer,
-): Promise<void> {
-  if (events.length === 0) return;
+): Promise<StoredEvent[]> {
+  if (events.length === 0) return [];
   const { origin, cause, at } = writer;
+  const stored = (last: bigint | string) =>
+    events.map((event, index) => ({
+      ...event,
+      id: BigInt(last) - BigInt(events.length - 1 - index),
+      origin,
+      cause: cause ?? null,
+    }));
   if (dialect === 'sqlite') {
     const rows = events.map(
       (event) =>
         Prisma.sql`(${event.entity}, ${event.kind}, ${event.entityId}, ${event.petId}, ${origin}, ${cause ?? null}, ${at})`,
     );
-    await tx.$executeRaw`
+    // The one writer numbers the rows in the order of VALUES. Text: the driver reads integers as
+    // doubles, rounded above 2^53.
+    const ids = await tx.$queryRaw<{ id: string }[]>`
       INSERT INTO "ChangeEvent" ("entity", "kind", "entityId", "petId", "origin", "cause", "createdAt")
-      VALUES ${Prisma.join(rows)}`;
-    return;
+      VALUES ${Prisma.join(rows)}
+      RETURNING CAST("id" AS TEXT) AS "id"`;
+    return stored(ids.reduce((last, { id }) => (BigInt(id) > last ? BigInt(id) : last), 0n));
   }
   const count = events.length;
   const rows = events.map(
     (event, index) =>
       Prisma.sql`(${index + 1}::integer, ${event.entity}, ${event.kind}, ${event.entityId}::bigint, ${event.petId}::bigint)`,
   );
-  await tx.$executeRaw`
+  const [appended] = await tx.$queryRaw<{ last: string }[]>`
     WITH sequence AS (
       UPDATE "ChangeEventSequence" SET "last" = "last" + ${count}::integer WHERE "id" = 1
       RETURNING "last"
@@ -85,7 +98,11 @@ export async function appendEvents(
         FROM sequence, (VALUES ${Prisma.join(rows)}) AS e(n, entity, kind, "entityId", "petId")
       RETURNING "id"
     )
-    SELECT pg_notify(${channel}, (SELECT max("id") FROM added)::text)`;
+    -- pg_notify's void, as text: a result column Prisma can read.
+    SELECT newest."last"::text AS "last", pg_notify(${channel}, newest."last"::text)::text AS "notified"
+      FROM (SELECT max("id") AS "last" FROM added) AS newest`;
+  if (!appended) throw new Error('appending the events returned no row');
+  return stored(appended.last);
 }
 
 /**
