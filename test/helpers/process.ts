@@ -75,7 +75,8 @@ export function runNode(
     child.stderr.on('data', (chunk) => {
       stderr += chunk;
     });
-    child.on('exit', (code) => {
+    // 'close', not 'exit': the process may exit before its output has been read.
+    child.on('close', (code) => {
       clearTimeout(killer);
       resolve({ code, stdout, stderr });
     });

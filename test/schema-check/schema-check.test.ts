@@ -60,7 +60,8 @@ function schemaCheck(cwd: string, args: string[], env: Record<string, string> = 
     child.stderr.on('data', (chunk) => {
       stderr += chunk;
     });
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+    // 'close', not 'exit': the process may exit before its output has been read.
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
 

@@ -20,7 +20,8 @@ async function refusedStart(env: Record<string, string>) {
   });
   const deadline = setTimeout(() => child.kill('SIGKILL'), 10_000);
   try {
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    // 'close', not 'exit': the process may exit before its output has been read.
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     return { code, stderr };
   } finally {
     clearTimeout(deadline);
