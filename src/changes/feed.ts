@@ -9,8 +9,9 @@ import { type ChangeEvent, fromRow, toRow } from './event.js';
 /**
  * The change feed over the outbox. A write records its events in its transaction and, once
  * committed, publishes them: this process's listeners (the response cache) hear them at once, and
- * the delivery gets them as they were stored (or is woken to read them). The listeners hear the other processes' writes (replicas,
- * or a process that died before it could publish) as the delivery reads them, as `remote` changes.
+ * the delivery gets them as they were stored. The listeners hear the other processes' writes
+ * (replicas, or a process that died before it could publish) as the delivery reads them, as
+ * `remote` changes.
  */
 export function createChangeFeed(database: Database, delivery: EventDelivery): ChangeFeed {
   // Tells this process's events apart from the others' in the outbox.

@@ -1,11 +1,5 @@
 import type { Database as Sqlite, Statement } from 'better-sqlite3';
 
-/** The statements of `client` kept compiled, and how many times SQL had to be compiled. */
-export interface StatementCache {
-  readonly size: number;
-  readonly compiled: number;
-}
-
 /**
  * Prisma's SQLite adapter compiles every statement it runs anew (`prepare`: about a tenth of an
  * order's CPU, a few percent of a read's) and binds that run's arguments to it for good. This
@@ -18,10 +12,9 @@ export interface StatementCache {
  * through here on SQLite. Each distinct SQL text is one entry, so the bound is a count: Prisma's
  * texts vary with the shape of a query and the length of an `IN` list, never with a value.
  */
-export function cacheStatements(client: Sqlite, max: number): StatementCache {
+export function cacheStatements(client: Sqlite, max: number): void {
   const compile = client.prepare.bind(client);
   const kept = new Map<string, Statement>();
-  let compiled = 0;
   const compiledFor = (sql: string): Statement => {
     const found = kept.get(sql);
     if (found) {
@@ -31,7 +24,6 @@ export function cacheStatements(client: Sqlite, max: number): StatementCache {
       return found;
     }
     const statement = compile(sql);
-    compiled += 1;
     kept.set(sql, statement);
     if (kept.size > max) kept.delete(kept.keys().next().value as string);
     return statement;
@@ -46,12 +38,4 @@ export function cacheStatements(client: Sqlite, max: number): StatementCache {
     const statement = compiledFor(sql);
     return { run: () => statement.run(), bind: (args: unknown[]) => bound(statement, args) };
   }) as unknown as Sqlite['prepare'];
-  return {
-    get size() {
-      return kept.size;
-    },
-    get compiled() {
-      return compiled;
-    },
-  };
 }
