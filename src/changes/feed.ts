@@ -28,8 +28,8 @@ export function createChangeFeed(database: Database, delivery: EventDelivery): C
     for (const [changes, cause] of remoteWrites(events, origin))
       void tell(changes, 'remote', cause);
   });
-  // The events of a write as recorded, by the changes the write publishes once committed (a write
-  // rolled back never publishes: its entry goes with its changes).
+  // The events of the writes in flight, by the changes each publishes once committed: taken out
+  // then (a write rolled back never publishes; its entry goes with its changes).
   const recorded = new WeakMap<readonly Change[], ChangeEvent[]>();
   return {
     async record(tx, changes, cause) {
@@ -42,6 +42,7 @@ export function createChangeFeed(database: Database, delivery: EventDelivery): C
       await tell(changes, 'local', currentTraceparent());
       // Handed to the delivery rather than read back.
       const events = recorded.get(changes);
+      recorded.delete(changes);
       if (events) delivery.offer(events);
       else delivery.refresh().catch(() => {});
     },
