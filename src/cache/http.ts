@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../http/env.js';
+import { headerOf, plainAnswer, plainParts } from '../http/plain-answer.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { CachedResponse, CacheStore } from './store.js';
 import {
@@ -127,7 +128,7 @@ const cacheControl = (c: Context<AppEnv>) =>
  * src/rest/respond.ts), else a hash of its body (of a GraphQL one, without its cost report).
  */
 function etagOf(response: Response, body: string): string {
-  return response.headers.get('etag') ?? strongETag(body);
+  return headerOf(response, 'etag') ?? strongETag(body);
 }
 
 /**
@@ -138,24 +139,29 @@ function etagOf(response: Response, body: string): string {
 function withValidators(
   c: Context<AppEnv>,
   body: string,
-  headers: Record<string, string>,
+  headers: Readonly<Record<string, string>>,
   etag: string,
 ): Response {
   const validated: Record<string, string> = { ...headers, etag, 'cache-control': cacheControl(c) };
   if (ifNoneMatch(c.req.header('if-none-match'), etag)) {
     delete validated['content-type'];
     delete validated['content-length'];
-    return new Response(null, { status: 304, headers: validated });
+    return plainAnswer({ status: 304, body: null, headers: validated });
   }
-  return new Response(body, { status: 200, headers: validated });
+  return plainAnswer({ status: 200, body, headers: validated });
 }
 
 /**
  * Validators on an answer that is not cached: its ETag as the edge set it (REST computes it where
  * it writes the JSON, so the body is not read back), else a hash of its body (of a GraphQL one,
- * without its cost report).
+ * without its cost report). An answer with plain parts (REST's) is answered anew from them.
  */
 async function addValidators(c: Context<AppEnv>): Promise<void> {
+  const parts = plainParts(c.res);
+  if (parts?.body != null && parts.headers.etag !== undefined) {
+    replaceResponse(c, withValidators(c, parts.body, parts.headers, parts.headers.etag));
+    return;
+  }
   const etag = c.res.headers.get('etag');
   if (etag === null) {
     const body = await c.res.text();
@@ -191,7 +197,7 @@ function replaceResponse(c: Context, response: Response): void {
 
 /** Whether a response is a 200 JSON answer (never an event stream, which would never end). */
 const isJson200 = (response: Response) =>
-  response.status === 200 && /json/i.test(response.headers.get('content-type') ?? '');
+  response.status === 200 && /json/i.test(headerOf(response, 'content-type') ?? '');
 
 export interface ResponseCacheOptions {
   /** Where responses are kept; none when the cache is off (the validators still apply). */
@@ -238,13 +244,14 @@ export function responseCache({ store, metrics }: ResponseCacheOptions): Middlew
     });
     await next();
     if (!isJson200(c.res)) return;
-    const body = await c.res.text();
+    const parts = plainParts(c.res);
+    const body = parts?.body ?? (await c.res.text());
     const { body: kept, requested } =
       edge === 'graphql' ? withoutCostReport(body) : { body, requested: undefined };
     const headers: Record<string, string> = {};
     for (const name of keptHeaders) {
-      const value = c.res.headers.get(name);
-      if (value !== null) headers[name] = value;
+      const value = headerOf(c.res, name);
+      if (value !== undefined) headers[name] = value;
     }
     const usage = c.get('usageNote')?.coordinates;
     const response: CachedResponse = {
@@ -256,7 +263,7 @@ export function responseCache({ store, metrics }: ResponseCacheOptions): Middlew
     };
     if (tags) await store.set(key, response, tags, generation);
     const answer = isRead(c.req.method)
-      ? withValidators(c, body, Object.fromEntries(c.res.headers), response.etag)
+      ? withValidators(c, body, parts?.headers ?? Object.fromEntries(c.res.headers), response.etag)
       : new Response(body, c.res);
     replaceResponse(c, answer);
   };

@@ -1,4 +1,4 @@
-import type { Context, ErrorHandler } from 'hono';
+import type { ErrorHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { WWW_AUTHENTICATE } from '../auth/tokens.js';
 import type { RecordedResponse } from '../db/idempotency-keys.js';
@@ -6,6 +6,7 @@ import {
   boundedBody,
   type ClassifiedError,
   classifyError,
+  DomainError,
   type ErrorBounds,
 } from '../domain/errors.js';
 import { PreconditionFailed } from '../domain/versions.js';
@@ -17,6 +18,16 @@ import { logFailure } from '../observability/log-throttle.js';
 import { recordFailure } from '../tracing/hooks.js';
 import { stringifyJson } from './json.js';
 import { JSON_CONTENT_TYPE, sendJson, versionTag } from './respond.js';
+
+/** 405 on a path the API knows: `Allow` names the methods it has. */
+export class MethodNotAllowed extends DomainError {
+  constructor(
+    message: string,
+    readonly allow: string,
+  ) {
+    super('METHOD_NOT_ALLOWED', message);
+  }
+}
 
 /**
  * A failure as REST answers it: the classifier's decision (its message bounded), and the headers
@@ -34,6 +45,7 @@ function answerOf(
   // A stale If-Match: the version that is current.
   if (error instanceof PreconditionFailed) headers.etag = versionTag(error.currentVersion);
   if (error instanceof KeyInFlight) headers['retry-after'] = String(error.retryAfterSeconds);
+  if (error instanceof MethodNotAllowed) headers.allow = error.allow;
   return { ...classified, headers };
 }
 
@@ -63,15 +75,6 @@ export function restErrorHandler(logger: Logger, bounds: ErrorBounds): ErrorHand
       method: c.req.method,
       path: c.req.path,
     });
-    return sendError(c, body, headers);
+    return sendJson(c, body.status as ContentfulStatusCode, body, headers);
   };
-}
-
-function sendError(
-  c: Context,
-  body: ClassifiedError['body'],
-  headers: Record<string, string>,
-): Response {
-  for (const [name, value] of Object.entries(headers)) c.header(name, value);
-  return sendJson(c, body.status as ContentfulStatusCode, body);
 }

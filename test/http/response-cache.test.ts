@@ -326,3 +326,52 @@ describeDb('with RESPONSE_CACHE_TTL_MS=0', () => {
     expect(cacheCount(samples, 'misses', { edge: 'graphql' })).toBe(0);
   });
 });
+
+describeDb('uncached answers over a real connection, with the rate limit on', () => {
+  const app = useTestApp({ RESPONSE_CACHE_TTL_MS: '0', RATE_LIMIT_PER_MINUTE: '1000' });
+  let served: Awaited<ReturnType<typeof serveApp>>;
+  beforeAll(async () => {
+    served = await serveApp(app());
+  });
+  afterAll(() => served?.close());
+
+  const headersOf = (response: Response) => Object.fromEntries(response.headers);
+
+  it('carry the route headers, the validators, the request id and the rate limit together', async () => {
+    const pet = await makePet(app());
+    const get = (headers: Record<string, string> = {}) =>
+      fetch(`${served.url}/api/pets/${pet.id}`, { headers: { 'x-request-id': 'r-1', ...headers } });
+    const read = await get();
+    expect(read.status).toBe(200);
+    expect(await read.json()).toMatchObject({ id: Number(pet.id), name: pet.name });
+    const headers = headersOf(read);
+    expect(headers).toMatchObject({
+      'content-type': 'application/json; charset=utf-8',
+      'cache-control': 'no-cache',
+      'x-request-id': 'r-1',
+      'ratelimit-limit': '1000',
+    });
+    expect(headers.etag).toMatch(/^"\d+"$/);
+    expect(headers.ratelimit).toMatch(/^"requests";r=\d+;t=\d+$/);
+    expect(Number(headers['content-length'])).toBeGreaterThan(0);
+
+    const unchanged = await get({ 'if-none-match': headers.etag as string });
+    expect(unchanged.status).toBe(304);
+    expect(await unchanged.text()).toBe('');
+    expect(headersOf(unchanged)).toMatchObject({
+      etag: headers.etag,
+      'cache-control': 'no-cache',
+      'ratelimit-limit': '1000',
+    });
+    expect(headersOf(unchanged)['content-type']).toBeUndefined();
+
+    const refused = await fetch(`${served.url}/api/pets/${pet.id}`, { method: 'PATCH' });
+    expect(refused.status).toBe(405);
+    expect(headersOf(refused)).toMatchObject({
+      allow: 'GET, HEAD, PUT, DELETE',
+      'content-type': 'application/json; charset=utf-8',
+      'ratelimit-limit': '1000',
+    });
+    expect(await refused.json()).toMatchObject({ code: 'METHOD_NOT_ALLOWED', status: 405 });
+  });
+});

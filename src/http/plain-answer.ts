@@ -1,0 +1,32 @@
+/**
+ * Answers whose parts stay plain: a string body and a plain object of lower-case headers. Under
+ * `@hono/node-server` such a `Response` is its lightweight one, which the adapter writes as it is;
+ * reading its `headers` or its body would build a web `Headers` and a full `Response` (the
+ * largest part of a REST read's own work). Code that completes an answer (the HTTP validators,
+ * the response cache) reads the parts here instead, and falls back to the `Response` for any
+ * other answer.
+ */
+export interface PlainParts {
+  readonly status: number;
+  readonly body: string | null;
+  /** Lower-case names. Never changed: a new answer gets a new object. */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+const partsOf = new WeakMap<Response, PlainParts>();
+
+export function plainAnswer(parts: PlainParts): Response {
+  const headers = parts.headers as Record<string, string>;
+  const response = new Response(parts.body, { status: parts.status, headers });
+  partsOf.set(response, parts);
+  return response;
+}
+
+/** The parts of an answer made by `plainAnswer`; undefined for any other. */
+export const plainParts = (response: Response): PlainParts | undefined => partsOf.get(response);
+
+/** A header of an answer (lower-case name), read without building a web `Headers` when it can. */
+export function headerOf(response: Response, name: string): string | undefined {
+  const parts = partsOf.get(response);
+  return parts ? parts.headers[name] : (response.headers.get(name) ?? undefined);
+}
