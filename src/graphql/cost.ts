@@ -232,10 +232,26 @@ function prepare(input: {
 
 /** The estimated cost of an operation (see `CostInput`): what the budget is charged before it runs. */
 export function operationCost(input: CostInput): number {
+  return operationEstimate(input).cost;
+}
+
+/**
+ * The estimate, and whether it is `fixed`: the same for every request of this document and
+ * operation, whatever its variables (no page size given by a variable) and whatever the data (no
+ * unpaged list counted). An operation the document lacks is never fixed.
+ */
+export function operationEstimate(input: CostInput): { cost: number; fixed: boolean } {
   const prepared = prepare(input);
-  if (!prepared) return 0;
+  if (!prepared) return { cost: 0, fixed: false };
   const { walk, operation, root } = prepared;
-  const realSize = input.listSize ?? (() => undefined);
+  let fixed = true;
+  const realSize = (coordinate: string) => {
+    fixed = false;
+    return input.listSize?.(coordinate);
+  };
+  const fromVariable = () => {
+    fixed = false;
+  };
 
   /** `sized`: the size the enclosing field gives to some of this selection's lists. */
   function selectionCost(
@@ -272,7 +288,8 @@ export function operationCost(input: CostInput): number {
     sized: { fields: readonly string[]; size: number } | undefined,
     nesting: number,
   ): number {
-    const slice = field.listSize && sliceOf(node, field, field.listSize, walk.variables);
+    const slice =
+      field.listSize && sliceOf(node, field, field.listSize, walk.variables, fromVariable);
     const childrenSized =
       field.listSize && field.listSize.sizedFields.length > 0 && slice !== undefined
         ? { fields: field.listSize.sizedFields, size: slice }
@@ -291,7 +308,8 @@ export function operationCost(input: CostInput): number {
     return items * own + args;
   }
 
-  return selectionCost(operation.selectionSet, root, undefined, 0);
+  const cost = selectionCost(operation.selectionSet, root, undefined, 0);
+  return { cost, fixed };
 }
 
 function argumentsCost(node: FieldNode, field: FieldCost): number {
@@ -311,11 +329,13 @@ function sliceOf(
   field: FieldCost,
   listSize: ListSize,
   variables: Record<string, unknown>,
+  fromVariable: () => void,
 ): number | undefined {
   if (listSize.slicingArguments.length === 0) return undefined;
   let size: number | undefined;
   for (const name of listSize.slicingArguments) {
     const argument = node.arguments?.find((arg) => arg.name.value === name);
+    if (argument?.value.kind === Kind.VARIABLE) fromVariable();
     let value = argument ? literal(argument.value, variables) : undefined;
     if (value == null) value = field.slicingDefaults.get(name);
     if (value == null) continue;

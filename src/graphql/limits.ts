@@ -4,7 +4,7 @@ import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import type { Limits } from '../config.js';
 import { isRecord } from '../domain/validation.js';
 import { noteOperationCost } from '../tracing/graphql.js';
-import { costModel, operationCost } from './cost.js';
+import { costModel, operationEstimate } from './cost.js';
 import { refuseOperation } from './request-errors.js';
 import type { ListSizes, ListSizesContext } from './unpaged-lists.js';
 
@@ -40,7 +40,7 @@ export interface CostRuleOptions {
   maxCost: number;
 }
 
-/** The cost rule: how much an operation costs (see `operationCost`), and its refusal. */
+/** The cost rule: how much an operation costs (see `operationEstimate`), and its refusal. */
 export interface CostRule {
   cost(
     document: DocumentNode,
@@ -55,15 +55,28 @@ export interface CostRule {
 export function costRule({ schema, maxCost }: CostRuleOptions): CostRule {
   // Read the schema's weights now: a `@cost` that is not a weight stops the start.
   costModel(schema);
+  // The estimates that no variable and no data change, by document (Yoga's parse cache keeps one
+  // object per text, so an entry lives as long as its document is cached) and operation name
+  // (only operations the document has: at most its number of operations).
+  const fixedCosts = new WeakMap<DocumentNode, Map<string | null, number>>();
   return {
-    cost: (document, operationName, variables, listSizes) =>
-      operationCost({
+    cost(document, operationName, variables, listSizes) {
+      const name = operationName ?? null;
+      const known = fixedCosts.get(document)?.get(name);
+      if (known !== undefined) return known;
+      const { cost, fixed } = operationEstimate({
         schema,
         document,
         operationName,
         variables: isRecord(variables) ? variables : {},
         listSize: (coordinate) => listSizes?.get(coordinate),
-      }),
+      });
+      if (fixed) {
+        const byName = fixedCosts.get(document) ?? new Map<string | null, number>();
+        fixedCosts.set(document, byName.set(name, cost));
+      }
+      return cost;
+    },
     check(cost) {
       if (cost > maxCost) {
         throw tooComplex(
@@ -85,8 +98,8 @@ export interface CostContext {
 
 /**
  * The cost limit, in validation over the document Yoga parsed, with the operation's real variable
- * values: every page size counts however it is spelled (see `operationCost`). Over the limit the
- * operation is QUERY_TOO_COMPLEX and nothing runs; the refusal is thrown (as armor's limits are),
+ * values: every page size counts however it is spelled (see `operationEstimate`). Over the limit
+ * the operation is QUERY_TOO_COMPLEX and nothing runs; the refusal is thrown (as armor's limits are),
  * so that Yoga's validation cache, which keeps results by document, never keeps one that depends
  * on variables. Every transport goes through it. The estimate is left on the context, where the
  * cost budget and the response's `extensions.cost` read it (src/graphql/demand-control.ts).

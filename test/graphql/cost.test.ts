@@ -54,6 +54,23 @@ describeDb('the cost limit counts page sizes however they are spelled', () => {
     expect(app().database.statementCount() - before).toBeLessThanOrEqual(1);
   });
 
+  it('prices one document anew for each page size, and alike each time the size is fixed', async () => {
+    const query = 'query Page($n: Int) { pets(first: $n) { edges { node { id } } } }';
+    const fixed = '{ pets(first: 2) { edges { node { id } } } }';
+    const requested = async (body: unknown) =>
+      (await post(app(), body)).body.extensions?.cost?.requestedQueryCost;
+    const costs = [];
+    for (const n of [1, 50, 1, 100]) costs.push(await requested({ query, variables: { n } }));
+    expect(costs).toEqual([3, 101, 3, 201]);
+    // A document whose cost depends on nothing a request sends: the same at every request.
+    expect([await requested({ query: fixed }), await requested({ query: fixed })]).toEqual([5, 5]);
+    // A name that is not the document's operation prices nothing (and is refused), then the
+    // operation itself is priced as before.
+    const named = { query: 'query P { pets(first: 2) { edges { node { id } } } }' };
+    expect((await post(app(), { ...named, operationName: 'Other' })).status).toBe(400);
+    expect(await requested({ ...named, operationName: 'P' })).toBe(5);
+  });
+
   it('refuses the same document with 12 aliases', async () => {
     const aliased = Array.from({ length: 12 }, (_, i) => `a${i}: ${nestedPages}`).join('\n');
     expectTooComplex(
