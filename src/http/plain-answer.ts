@@ -1,10 +1,9 @@
 /**
  * Answers whose parts stay plain: a string body and a plain object of lower-case headers. Under
  * `@hono/node-server` such a `Response` is its lightweight one, which the adapter writes as it is;
- * reading its `headers` or its body would build a web `Headers` and a full `Response` (the
- * largest part of a REST read's own work). Code that completes an answer (the HTTP validators,
- * the response cache) reads the parts here instead, and falls back to the `Response` for any
- * other answer.
+ * reading its `headers` or its body would build a web `Headers` and a full `Response`. Code that
+ * completes an answer (the HTTP validators, the response cache) reads the parts here instead, and
+ * falls back to the `Response` for any other answer.
  */
 export interface PlainParts {
   readonly status: number;

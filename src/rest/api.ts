@@ -88,7 +88,7 @@ export function createRestApi({
     };
     const traced = (c: Context<AppEnv>) => inSpan(spanName, attributes, () => handle(c));
     const answer = tracingEnabled() ? traced : handle;
-    // Only a route with a body has the body limit: a handler more costs every request.
+    // Only a route with a body has the body limit.
     if (spec.body) api.on(spec.method.toUpperCase(), honoPath(spec.path), tooLarge, answer);
     else api.on(spec.method.toUpperCase(), honoPath(spec.path), answer);
   }
