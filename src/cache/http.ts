@@ -123,12 +123,13 @@ async function withCostReport(
 const cacheControl = (c: Context<AppEnv>) =>
   c.req.header('authorization') === undefined ? PUBLIC_CACHE_CONTROL : PRIVATE_CACHE_CONTROL;
 
-/**
- * The strong ETag of a 200 answer: the one the edge gave it (a REST resource's version, see
- * src/rest/respond.ts), else a hash of its body (of a GraphQL one, without its cost report).
- */
-function etagOf(response: Response, body: string): string {
-  return headerOf(response, 'etag') ?? strongETag(body);
+/** An answer's body and headers: its plain parts when it has them (REST's), else read from it. */
+async function contentOf(
+  response: Response,
+): Promise<{ body: string; headers: Readonly<Record<string, string>> }> {
+  const parts = plainParts(response);
+  if (parts?.body != null) return { body: parts.body, headers: parts.headers };
+  return { body: await response.text(), headers: Object.fromEntries(response.headers) };
 }
 
 /**
@@ -153,29 +154,13 @@ function withValidators(
 
 /**
  * Validators on an answer that is not cached: its ETag as the edge set it (REST computes it where
- * it writes the JSON, so the body is not read back), else a hash of its body (of a GraphQL one,
- * without its cost report). An answer with plain parts (REST's) is answered anew from them.
+ * it writes the JSON), else a hash of its body (of a GraphQL one, without its cost report).
  */
 async function addValidators(c: Context<AppEnv>): Promise<void> {
-  const parts = plainParts(c.res);
-  if (parts?.body != null && parts.headers.etag !== undefined) {
-    replaceResponse(c, withValidators(c, parts.body, parts.headers, parts.headers.etag));
-    return;
-  }
-  const etag = c.res.headers.get('etag');
-  if (etag === null) {
-    const body = await c.res.text();
-    const tag = strongETag(c.req.path === '/graphql' ? withoutCostReport(body).body : body);
-    replaceResponse(c, withValidators(c, body, Object.fromEntries(c.res.headers), tag));
-    return;
-  }
-  c.res.headers.set('Cache-Control', cacheControl(c));
-  if (ifNoneMatch(c.req.header('if-none-match'), etag)) {
-    const headers = new Headers(c.res.headers);
-    headers.delete('content-type');
-    headers.delete('content-length');
-    replaceResponse(c, new Response(null, { status: 304, headers }));
-  }
+  const { body, headers } = await contentOf(c.res);
+  const etag =
+    headers.etag ?? strongETag(c.req.path === '/graphql' ? withoutCostReport(body).body : body);
+  replaceResponse(c, withValidators(c, body, headers, etag));
 }
 
 /** The answer of a hit: the stored body (a GraphQL one with its report), its stored ETag on a read. */
@@ -244,26 +229,26 @@ export function responseCache({ store, metrics }: ResponseCacheOptions): Middlew
     });
     await next();
     if (!isJson200(c.res)) return;
-    const parts = plainParts(c.res);
-    const body = parts?.body ?? (await c.res.text());
+    const { body, headers: answered } = await contentOf(c.res);
     const { body: kept, requested } =
       edge === 'graphql' ? withoutCostReport(body) : { body, requested: undefined };
     const headers: Record<string, string> = {};
     for (const name of keptHeaders) {
-      const value = headerOf(c.res, name);
+      const value = answered[name];
       if (value !== undefined) headers[name] = value;
     }
     const usage = c.get('usageNote')?.coordinates;
     const response: CachedResponse = {
       headers,
       body: kept,
-      etag: etagOf(c.res, kept),
+      // The edge's (a REST resource's version), else a hash of the kept body.
+      etag: answered.etag ?? strongETag(kept),
       ...(requested ? { requestedCosts: requested } : {}),
       ...(usage ? { usage } : {}),
     };
     if (tags) await store.set(key, response, tags, generation);
     const answer = isRead(c.req.method)
-      ? withValidators(c, body, parts?.headers ?? Object.fromEntries(c.res.headers), response.etag)
+      ? withValidators(c, body, answered, response.etag)
       : new Response(body, c.res);
     replaceResponse(c, answer);
   };
