@@ -162,6 +162,8 @@ export function createGraphQLEdge(options: GraphQLEdgeOptions): GraphQLEdge {
   const errors = createErrorHandling(options.logger, options.limits);
   const { yoga, operation } = createYogaServer(options, errors);
   const errorOf = (error: unknown) => errors.maskError(error) as GraphQLError;
+  // Read once: the server adapter is a Proxy whose every property read binds a new function.
+  const { handleRequest, getResultForParams } = yoga;
   return {
     yoga,
     errorOf,
@@ -169,13 +171,13 @@ export function createGraphQLEdge(options: GraphQLEdgeOptions): GraphQLEdge {
     // client gone before it was ready (the HTTP adapter drops it anyway). The context goes as a
     // prototype: Yoga's adapter copies each own property of it, descriptor by descriptor, on every
     // request (5% of a pet(id)'s CPU), and Yoga reads it through prototypes anyway (a batch's).
-    handle: async (request, context) => yoga.handleRequest(request, Object.create(context)),
+    handle: async (request, context) => handleRequest(request, Object.create(context)),
     async run(params, context) {
       // Yoga wraps each operation of an HTTP request in the plugins' `operation` instrumentation
       // (the operation's span) in its `handle`; an operation without a request gets the same here.
       const operate = getInstrumented({ context, request: undefined }).asyncFn(
         operation,
-        yoga.getResultForParams,
+        getResultForParams,
       );
       try {
         // No request: the operation has no HTTP request of its own (Yoga's GET checks skip it).
