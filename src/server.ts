@@ -115,18 +115,19 @@ answerClientErrors(server);
 // Subscriptions over WebSocket share the port and the path (/graphql) with HTTP.
 app.serveWebSockets(server);
 
-/** A host to put in a URL: the wildcard addresses are reached through localhost. */
 /**
  * Starting (the modules, the migrations, the seed) grows V8's young generation to its maximum, and
- * Node 24's V8 never shrinks it while the server idles (Node 20's does, after about 15 s): one
- * collection of the kind V8 runs before it gives memory back returns it, about 35 MB on Node 24
- * (bench/README.md, _Resident memory when idle_). `gc` exists with `--expose-gc` (`npm start`).
+ * Node 24's V8 never shrinks it while the server idles (Node 20's does, after about 15 s). A plain
+ * full collection keeps it too; one of the last-resort kind (what V8 runs before it gives up for
+ * lack of memory) gives it back: about 35 MB on Node 24 (bench/README.md, _Resident memory when
+ * idle_). `gc` exists only with `--expose-gc`, which `npm start` passes.
  */
 function releaseStartMemory(): void {
   const gc = (globalThis as { gc?: (options: object) => void }).gc;
   gc?.({ type: 'major', execution: 'async', flavor: 'last-resort' });
 }
 
+/** A host to put in a URL: the wildcard addresses are reached through localhost. */
 function browsableHost(host: string): string {
   if (host === '0.0.0.0' || host === '::') return 'localhost';
   return host.includes(':') ? `[${host}]` : host;
