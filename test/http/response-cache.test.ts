@@ -255,27 +255,33 @@ describeDb('the response cache and HTTP validators', () => {
   });
 });
 
-describeDb('answers over a real connection', () => {
-  const app = useTestApp({ RESPONSE_CACHE_TTL_MS: '60000' });
+/** An app served over a real connection for the tests of a block, with `env`. */
+function useServedApp(env: Record<string, string>) {
+  const app = useTestApp(env);
   let served: Awaited<ReturnType<typeof serveApp>>;
   beforeAll(async () => {
     served = await serveApp(app());
   });
   afterAll(() => served?.close());
+  return { app, url: () => served.url };
+}
 
-  /** Headers as the Node adapter writes them: the answer's own, and those added once it is ready. */
-  const headersOf = (response: Response) => Object.fromEntries(response.headers);
+/** Headers as the Node adapter writes them: the answer's own, and those added once it is ready. */
+const headersOf = (response: Response) => Object.fromEntries(response.headers);
+
+describeDb('answers over a real connection', () => {
+  const { app, url } = useServedApp({ RESPONSE_CACHE_TTL_MS: '60000' });
 
   it('carry the request id, the validators and the deprecation marks on a hit as on a miss', async () => {
     const pet = await makePet(app());
     const post = (requestId: string) =>
-      fetch(`${served.url}/graphql`, {
+      fetch(`${url()}/graphql`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-request-id': requestId },
         body: JSON.stringify({ query: PetName, variables: { id: String(pet.id) } }),
       });
     const get = (requestId: string, headers: Record<string, string> = {}) =>
-      fetch(`${served.url}/api/pets/${pet.id}`, {
+      fetch(`${url()}/api/pets/${pet.id}`, {
         headers: { 'x-request-id': requestId, ...headers },
       });
     const before = await scrape(app());
@@ -328,19 +334,12 @@ describeDb('with RESPONSE_CACHE_TTL_MS=0', () => {
 });
 
 describeDb('uncached answers over a real connection, with the rate limit on', () => {
-  const app = useTestApp({ RESPONSE_CACHE_TTL_MS: '0', RATE_LIMIT_PER_MINUTE: '1000' });
-  let served: Awaited<ReturnType<typeof serveApp>>;
-  beforeAll(async () => {
-    served = await serveApp(app());
-  });
-  afterAll(() => served?.close());
-
-  const headersOf = (response: Response) => Object.fromEntries(response.headers);
+  const { app, url } = useServedApp({ RESPONSE_CACHE_TTL_MS: '0', RATE_LIMIT_PER_MINUTE: '1000' });
 
   it('carry the route headers, the validators, the request id and the rate limit together', async () => {
     const pet = await makePet(app());
     const get = (headers: Record<string, string> = {}) =>
-      fetch(`${served.url}/api/pets/${pet.id}`, { headers: { 'x-request-id': 'r-1', ...headers } });
+      fetch(`${url()}/api/pets/${pet.id}`, { headers: { 'x-request-id': 'r-1', ...headers } });
     const read = await get();
     expect(read.status).toBe(200);
     expect(await read.json()).toMatchObject({ id: Number(pet.id), name: pet.name });
@@ -365,7 +364,7 @@ describeDb('uncached answers over a real connection, with the rate limit on', ()
     });
     expect(headersOf(unchanged)['content-type']).toBeUndefined();
 
-    const refused = await fetch(`${served.url}/api/pets/${pet.id}`, { method: 'PATCH' });
+    const refused = await fetch(`${url()}/api/pets/${pet.id}`, { method: 'PATCH' });
     expect(refused.status).toBe(405);
     expect(headersOf(refused)).toMatchObject({
       allow: 'GET, HEAD, PUT, DELETE',
