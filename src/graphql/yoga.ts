@@ -44,6 +44,7 @@ import { mutationsYieldingTurns } from './mutation-turns.js';
 import { operationOf } from './operation.js';
 import { logOperationNames } from './operation-log.js';
 import { type PersistedManifest, persistedOperations } from './persisted.js';
+import { mergePhases } from './phases.js';
 import { documentErrorCodes, requestShape } from './request-errors.js';
 import { schema as baseSchema } from './schema/index.js';
 import { sharedEventResults } from './shared-events.js';
@@ -316,7 +317,7 @@ function createYogaServer(
     parserAndValidationCache: { documentCache: documents.documents, errorCache: documents.errors },
     // The batch limit is the contract's (QUERY_TOO_COMPLEX, in `batchRules`), not Yoga's.
     batching: { limit: Number.POSITIVE_INFINITY },
-    plugins,
+    plugins: mergePhases(plugins),
   });
   const instrumentations = plugins.flatMap((plugin) =>
     'instrumentation' in plugin && plugin.instrumentation ? [plugin.instrumentation] : [],

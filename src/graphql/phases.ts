@@ -1,0 +1,260 @@
+/**
+ * The phases every HTTP operation passes through whose hooks Yoga and envelop call one by one
+ * through their promise helpers: each hook costs a payload with its own setters and four wrapper
+ * promises, about a microsecond, whether it does anything or not. The app's policies hook these
+ * phases about twenty times per request; merged here, each phase costs one hook.
+ */
+const mergedPhases = [
+  'onRequestParse',
+  'onParams',
+  'onExecute',
+  'onExecutionResult',
+  'onResultProcess',
+] as const;
+
+type Phase = (typeof mergedPhases)[number];
+type Hook = (payload: object) => unknown;
+type Payload = Record<string, unknown>;
+
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  typeof (value as PromiseLike<unknown> | undefined)?.then === 'function';
+
+/**
+ * Calls each of `hooks` with `payload` in turn, from `from`, waiting for any that returns a
+ * promise, and keeps what they return in `kept`; stops early once `stopped()` says so.
+ */
+function inTurn(
+  hooks: readonly Hook[],
+  payload: object,
+  kept: unknown[],
+  stopped: () => boolean,
+  from = 0,
+): void | Promise<void> {
+  for (let at = from; at < hooks.length; at++) {
+    if (stopped()) return;
+    const returned = (hooks[at] as Hook)(payload);
+    if (isThenable(returned))
+      return Promise.resolve(returned).then((value) => {
+        if (value) kept.push(value);
+        return inTurn(hooks, payload, kept, stopped, at + 1);
+      });
+    if (returned) kept.push(returned);
+  }
+}
+
+const never = () => false;
+
+/** `then` for a value that is a promise only sometimes: a sync result stays sync. */
+const after = <T>(pending: void | Promise<void>, next: () => T): T | Promise<T> =>
+  pending ? pending.then(next) : next();
+
+/**
+ * The plugins with the hooks of `mergedPhases` that two or more of them have merged into one
+ * plugin, first in the list, whose hook calls theirs in the plugins' order with the same payload as
+ * Yoga would (what an earlier hook set, a later one reads; a hook that stops the phase stops it).
+ * Every other hook stays where it was; a plugin left with nothing is dropped.
+ */
+export function mergePhases<P extends object>(plugins: readonly P[]): P[] {
+  const hooksOf = (phase: Phase) =>
+    plugins.flatMap((plugin) => {
+      const hook = (plugin as Record<string, unknown>)[phase];
+      return hook ? [hook as Hook] : [];
+    });
+  const merged: Record<string, unknown> = {};
+  const phases = mergedPhases.filter((phase) => hooksOf(phase).length > 1);
+  for (const phase of phases) merged[phase] = merge[phase](hooksOf(phase) as never);
+  if (phases.length === 0) return [...plugins];
+  const rest = plugins.flatMap((plugin) => {
+    const left = { ...plugin } as Record<string, unknown>;
+    for (const phase of phases) delete left[phase];
+    return Object.keys(left).length > 0 ? [left as P] : [];
+  });
+  return [merged as P, ...rest];
+}
+
+type DoneHook = (payload: Payload) => unknown;
+
+const merge: Record<Phase, (hooks: Hook[]) => unknown> = {
+  onRequestParse: (hooks) => (outer: Payload) => {
+    let stopped = false;
+    const payload = {
+      request: outer.request,
+      url: outer.url,
+      serverContext: outer.serverContext,
+      fetchAPI: outer.fetchAPI,
+      requestParser: outer.requestParser,
+      setRequestParser(parser: unknown) {
+        payload.requestParser = parser;
+        (outer.setRequestParser as (parser: unknown) => void)(parser);
+      },
+      endResponse(response: unknown) {
+        stopped = true;
+        (outer.endResponse as (response: unknown) => void)(response);
+      },
+    };
+    const returned: Array<{ onRequestParseDone?: DoneHook }> = [];
+    const done = () => {
+      const hooks = returned.flatMap((one) =>
+        one.onRequestParseDone ? [one.onRequestParseDone as Hook] : [],
+      );
+      return hooks.length === 0 ? undefined : { onRequestParseDone: mergedParseDone(hooks) };
+    };
+    return after(
+      inTurn(hooks, payload, returned, () => stopped),
+      done,
+    );
+  },
+
+  onParams: (hooks) => (outer: Payload) => {
+    const payload = {
+      request: outer.request,
+      context: outer.context,
+      fetchAPI: outer.fetchAPI,
+      setResult: outer.setResult,
+      params: outer.params,
+      setParams(value: unknown) {
+        payload.params = value;
+        (outer.setParams as (value: unknown) => void)(value);
+      },
+      paramsHandler: outer.paramsHandler,
+      setParamsHandler(handler: unknown) {
+        payload.paramsHandler = handler;
+        (outer.setParamsHandler as (handler: unknown) => void)(handler);
+      },
+    };
+    return inTurn(hooks, payload, [], never);
+  },
+
+  onExecute: (hooks) => (outer: Payload) => {
+    let stopped = false;
+    const payload = {
+      args: outer.args,
+      context: outer.context,
+      extendContext: outer.extendContext,
+      executeFn: outer.executeFn,
+      setExecuteFn(fn: unknown) {
+        payload.executeFn = fn;
+        (outer.setExecuteFn as (fn: unknown) => void)(fn);
+      },
+      setResultAndStopExecution(result: unknown) {
+        stopped = true;
+        (outer.setResultAndStopExecution as (result: unknown) => void)(result);
+      },
+    };
+    const returned: Array<{ onExecuteDone?: DoneHook }> = [];
+    const done = () => {
+      const withDone = returned.filter((one) => one.onExecuteDone);
+      return withDone.length === 0 ? undefined : { onExecuteDone: mergedExecuteDone(withDone) };
+    };
+    return after(
+      inTurn(hooks, payload, returned, () => stopped),
+      done,
+    );
+  },
+
+  onExecutionResult: (hooks) => (outer: Payload) => {
+    const payload = {
+      request: outer.request,
+      context: outer.context,
+      result: outer.result,
+      setResult(value: unknown) {
+        payload.result = value;
+        (outer.setResult as (value: unknown) => void)(value);
+      },
+    };
+    return inTurn(hooks, payload, [], never);
+  },
+
+  onResultProcess: (hooks) => (outer: Payload) => {
+    const payload = {
+      request: outer.request,
+      acceptableMediaTypes: outer.acceptableMediaTypes,
+      serverContext: outer.serverContext,
+      result: outer.result,
+      setResult(value: unknown) {
+        payload.result = value;
+        (outer.setResult as (value: unknown) => void)(value);
+      },
+      resultProcessor: outer.resultProcessor,
+      setResultProcessor(processor: unknown, mediaType: unknown) {
+        payload.resultProcessor = processor;
+        (outer.setResultProcessor as (processor: unknown, mediaType: unknown) => void)(
+          processor,
+          mediaType,
+        );
+      },
+    };
+    return inTurn(hooks, payload, [], never);
+  },
+};
+
+/** The `onRequestParseDone` hooks of one request's parse, in turn, with Yoga's payload. */
+function mergedParseDone(hooks: Hook[]) {
+  return (outer: Payload) => {
+    const payload = {
+      requestParserResult: outer.requestParserResult,
+      setRequestParserResult(value: unknown) {
+        payload.requestParserResult = value;
+        (outer.setRequestParserResult as (value: unknown) => void)(value);
+      },
+    };
+    return inTurn(hooks, payload, [], never);
+  };
+}
+
+interface StreamHandlers {
+  onNext?: (payload: Payload) => unknown;
+  onEnd?: () => void;
+}
+
+/** The `onExecuteDone` hooks of one execution, in turn; a streamed result's handlers merged too. */
+function mergedExecuteDone(returned: Array<{ onExecuteDone?: DoneHook }>) {
+  return (outer: Payload) => {
+    const payload = {
+      args: outer.args,
+      result: outer.result,
+      setResult(value: unknown) {
+        payload.result = value;
+        (outer.setResult as (value: unknown) => void)(value);
+      },
+    };
+    const streams: StreamHandlers[] = [];
+    const done = () => (streams.length === 0 ? undefined : mergedStream(streams));
+    return after(
+      inTurn(
+        returned.map((one) => (done: object) => one.onExecuteDone?.(done as Payload)),
+        payload,
+        streams,
+        never,
+      ),
+      done,
+    );
+  };
+}
+
+/** Several hooks' handlers of a streamed result's events as one. */
+function mergedStream(streams: StreamHandlers[]): StreamHandlers {
+  const onNext = streams.filter((one) => one.onNext);
+  const onEnd = streams.filter((one) => one.onEnd);
+  return {
+    ...(onNext.length > 0 && {
+      onNext: (outer: Payload) => {
+        const payload = {
+          args: outer.args,
+          result: outer.result,
+          setResult(value: unknown) {
+            payload.result = value;
+            (outer.setResult as (value: unknown) => void)(value);
+          },
+        };
+        const hooks = onNext.map((one) => (next: object) => one.onNext?.(next as Payload));
+        return inTurn(hooks, payload, [], never);
+      },
+    }),
+    ...(onEnd.length > 0 && {
+      onEnd: () => {
+        for (const one of onEnd) one.onEnd?.();
+      },
+    }),
+  };
+}
