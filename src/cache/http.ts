@@ -205,13 +205,14 @@ export interface ResponseCacheOptions {
  *   body.
  */
 export function responseCache({ store, metrics }: ResponseCacheOptions): MiddlewareHandler<AppEnv> {
+  const uncached: MiddlewareHandler<AppEnv> = async (c, next) => {
+    await next();
+    if (isRead(c.req.method) && isJson200(c.res)) await addValidators(c);
+  };
+  if (!store) return uncached;
   return async (c, next) => {
-    const keyed = store ? await cacheKey(c) : undefined;
-    if (!store || keyed === undefined) {
-      await next();
-      if (isRead(c.req.method) && isJson200(c.res)) await addValidators(c);
-      return;
-    }
+    const keyed = await cacheKey(c);
+    if (keyed === undefined) return uncached(c, next);
     const { key } = keyed;
     const edge = c.req.path === '/graphql' ? 'graphql' : 'rest';
     const { response: cached, generation } = await store.lookup(key);

@@ -154,13 +154,14 @@ export function demandControl(schema: GraphQLSchema): Plugin<DemandContext> {
       if (context.transport === 'websocket') return;
       const requested = context.cost?.requested ?? 0;
       const account = context.costAccount;
-      const ran = (charged: number) => {
-        context.executed = { charged, document: args.document };
-      };
-      if (!account || requested <= 0) return ran(requested);
+      const { document } = args;
+      if (!account || requested <= 0) {
+        context.executed = { charged: requested, document };
+        return;
+      }
       const refuse = (error: GraphQLError) => setResultAndStopExecution({ errors: [error] });
       return charge(context, account, requested, refuse).then((refused) => {
-        if (refused === undefined) ran(requested);
+        if (refused === undefined) context.executed = { charged: requested, document };
       });
     },
 

@@ -104,11 +104,13 @@ function eventStream(
   });
 }
 
-const acceptedTypes = (request: Request) =>
-  (request.headers.get('accept') ?? '*/*')
+const acceptedTypes = (accept: string | null) =>
+  (accept ?? '*/*')
     .toLowerCase()
     .split(',')
     .map((entry) => entry.split(';')[0]?.trim() ?? '');
+
+const mayAcceptEvents = /event-stream|\*/i;
 
 const matches = (accepted: string, type: string) => {
   const [kind, sub] = accepted.split('/');
@@ -125,9 +127,13 @@ const matches = (accepted: string, type: string) => {
 export function serverSentEvents(): Plugin {
   return {
     onResultProcess({ request, result, setResultProcessor }) {
-      const accepted = acceptedTypes(request);
-      if (!accepted.some((type) => matches(type, 'text/event-stream'))) return;
       const stream = isAsyncIterable(result);
+      // Only a wildcard or the type itself accepts text/event-stream, and without an Accept a
+      // single result is JSON: most requests need no parse of the header.
+      const accept = request.headers.get('accept');
+      if (!stream && (accept === null || !mayAcceptEvents.test(accept))) return;
+      const accepted = acceptedTypes(accept);
+      if (!accepted.some((type) => matches(type, 'text/event-stream'))) return;
       const json = ['application/graphql-response+json', 'application/json'];
       if (!stream && accepted.some((type) => json.some((wanted) => matches(type, wanted)))) return;
       setResultProcessor(

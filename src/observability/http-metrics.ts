@@ -12,8 +12,16 @@ const knownMethods = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', '
  */
 function routeLabel(pattern: string, status: number): string {
   if (pattern === '' || (status === 404 && pattern.endsWith('*'))) return 'unmatched';
-  return pattern.replace(/:(\w+)(\{[^}]*\})?/g, '{$1}');
+  let label = labels.get(pattern);
+  if (label === undefined) {
+    label = pattern.replace(/:(\w+)(\{[^}]*\})?/g, '{$1}');
+    labels.set(pattern, label);
+  }
+  return label;
 }
+
+/** The label of each route pattern, made once: as many as the app has routes. */
+const labels = new Map<string, string>();
 
 /**
  * Counts every request by route pattern, status and client name and version, times it by route
