@@ -72,8 +72,6 @@ export function mergePhases<P extends object>(plugins: readonly P[]): P[] {
   return [merged as P, ...rest];
 }
 
-type DoneHook = (payload: Payload) => unknown;
-
 const merge: Record<Phase, (hooks: Hook[]) => unknown> = {
   onRequestParse: (hooks) => (outer: Payload) => {
     let stopped = false;
@@ -92,11 +90,10 @@ const merge: Record<Phase, (hooks: Hook[]) => unknown> = {
         (outer.endResponse as (response: unknown) => void)(response);
       },
     };
-    const returned: Array<{ onRequestParseDone?: DoneHook }> = [];
+    const returned: Array<{ onRequestParseDone?: Hook }> = [];
     const done = () => {
-      const hooks = returned.flatMap((one) =>
-        one.onRequestParseDone ? [one.onRequestParseDone as Hook] : [],
-      );
+      const hooks: Hook[] = [];
+      for (const one of returned) if (one.onRequestParseDone) hooks.push(one.onRequestParseDone);
       return hooks.length === 0 ? undefined : { onRequestParseDone: mergedParseDone(hooks) };
     };
     return after(
@@ -141,7 +138,7 @@ const merge: Record<Phase, (hooks: Hook[]) => unknown> = {
         (outer.setResultAndStopExecution as (result: unknown) => void)(result);
       },
     };
-    const returned: Array<{ onExecuteDone?: DoneHook }> = [];
+    const returned: Array<{ onExecuteDone?: Hook }> = [];
     const done = () => {
       const withDone = returned.filter((one) => one.onExecuteDone);
       return withDone.length === 0 ? undefined : { onExecuteDone: mergedExecuteDone(withDone) };
@@ -208,7 +205,7 @@ interface StreamHandlers {
 }
 
 /** The `onExecuteDone` hooks of one execution, in turn; a streamed result's handlers merged too. */
-function mergedExecuteDone(returned: Array<{ onExecuteDone?: DoneHook }>) {
+function mergedExecuteDone(returned: Array<{ onExecuteDone?: Hook }>) {
   return (outer: Payload) => {
     const payload = {
       args: outer.args,
@@ -222,7 +219,7 @@ function mergedExecuteDone(returned: Array<{ onExecuteDone?: DoneHook }>) {
     const done = () => (streams.length === 0 ? undefined : mergedStream(streams));
     return after(
       inTurn(
-        returned.map((one) => (done: object) => one.onExecuteDone?.(done as Payload)),
+        returned.map((one) => (done: object) => one.onExecuteDone?.(done)),
         payload,
         streams,
         never,
