@@ -95,16 +95,7 @@ const merge: Record<Phase, (hooks: Hook[]) => unknown> = {
         (outer.endResponse as (response: unknown) => void)(response);
       },
     };
-    const returned: Array<{ onRequestParseDone?: Hook }> = [];
-    const done = () => {
-      const hooks: Hook[] = [];
-      for (const one of returned) if (one.onRequestParseDone) hooks.push(one.onRequestParseDone);
-      return hooks.length === 0 ? undefined : { onRequestParseDone: mergedParseDone(hooks) };
-    };
-    return after(
-      inTurn(hooks, payload, returned, () => stopped),
-      done,
-    );
+    return withAfterHooks(hooks, payload, () => stopped, parseDoneOf);
   },
 
   onParams: (hooks) => (outer: Payload) => {
@@ -143,15 +134,7 @@ const merge: Record<Phase, (hooks: Hook[]) => unknown> = {
         (outer.setResultAndStopExecution as (result: unknown) => void)(result);
       },
     };
-    const returned: Array<{ onExecuteDone?: Hook }> = [];
-    const done = () => {
-      const withDone = returned.filter((one) => one.onExecuteDone);
-      return withDone.length === 0 ? undefined : { onExecuteDone: mergedExecuteDone(withDone) };
-    };
-    return after(
-      inTurn(hooks, payload, returned, () => stopped),
-      done,
-    );
+    return withAfterHooks(hooks, payload, () => stopped, executeDoneOf);
   },
 
   onExecutionResult: (hooks) => (outer: Payload) => {
@@ -188,6 +171,28 @@ const merge: Record<Phase, (hooks: Hook[]) => unknown> = {
     };
     return inTurn(hooks, payload, [], never);
   },
+};
+
+/** Runs a phase's hooks, then merges the after-hooks they returned with `mergeAfter`. */
+function withAfterHooks<Returned>(
+  hooks: readonly Hook[],
+  payload: object,
+  stopped: () => boolean,
+  mergeAfter: (returned: Returned[]) => unknown,
+) {
+  const returned: Returned[] = [];
+  return after(inTurn(hooks, payload, returned, stopped), () => mergeAfter(returned));
+}
+
+const parseDoneOf = (returned: Array<{ onRequestParseDone?: Hook }>) => {
+  const hooks: Hook[] = [];
+  for (const one of returned) if (one.onRequestParseDone) hooks.push(one.onRequestParseDone);
+  return hooks.length === 0 ? undefined : { onRequestParseDone: mergedParseDone(hooks) };
+};
+
+const executeDoneOf = (returned: Array<{ onExecuteDone?: Hook }>) => {
+  const withDone = returned.filter((one) => one.onExecuteDone);
+  return withDone.length === 0 ? undefined : { onExecuteDone: mergedExecuteDone(withDone) };
 };
 
 /** The `onRequestParseDone` hooks of one request's parse, in turn, with Yoga's payload. */
