@@ -214,49 +214,37 @@ interface StreamHandlers {
   onEnd?: () => void;
 }
 
+/** The payload of an execution's after-hooks and of a streamed result's events, as envelop's. */
+function resultPayload(outer: Payload) {
+  const payload = {
+    args: outer.args,
+    result: outer.result,
+    setResult(value: unknown) {
+      payload.result = value;
+      (outer.setResult as (value: unknown) => void)(value);
+    },
+  };
+  return payload;
+}
+
 /** The `onExecuteDone` hooks of one execution, in turn; a streamed result's handlers merged too. */
 function mergedExecuteDone(returned: Array<{ onExecuteDone?: Hook }>) {
-  return (outer: Payload) => {
-    const payload = {
-      args: outer.args,
-      result: outer.result,
-      setResult(value: unknown) {
-        payload.result = value;
-        (outer.setResult as (value: unknown) => void)(value);
-      },
-    };
-    const streams: StreamHandlers[] = [];
-    const done = () => (streams.length === 0 ? undefined : mergedStream(streams));
-    return after(
-      inTurn(
-        returned.map((one) => (done: object) => one.onExecuteDone?.(done)),
-        payload,
-        streams,
-        never,
-      ),
-      done,
+  const hooks = returned.map((one) => (done: object) => one.onExecuteDone?.(done));
+  return (outer: Payload) =>
+    withAfterHooks(hooks, resultPayload(outer), never, (streams: StreamHandlers[]) =>
+      streams.length === 0 ? undefined : mergedStream(streams),
     );
-  };
 }
 
 /** Several hooks' handlers of a streamed result's events as one. */
 function mergedStream(streams: StreamHandlers[]): StreamHandlers {
-  const onNext = streams.filter((one) => one.onNext);
+  const onNext = streams.flatMap((one) =>
+    one.onNext ? [(next: object) => one.onNext?.(next as Payload)] : [],
+  );
   const onEnd = streams.filter((one) => one.onEnd);
   return {
     ...(onNext.length > 0 && {
-      onNext: (outer: Payload) => {
-        const payload = {
-          args: outer.args,
-          result: outer.result,
-          setResult(value: unknown) {
-            payload.result = value;
-            (outer.setResult as (value: unknown) => void)(value);
-          },
-        };
-        const hooks = onNext.map((one) => (next: object) => one.onNext?.(next as Payload));
-        return inTurn(hooks, payload, [], never);
-      },
+      onNext: (outer: Payload) => inTurn(onNext, resultPayload(outer), [], never),
     }),
     ...(onEnd.length > 0 && {
       onEnd: () => {
