@@ -85,6 +85,24 @@ function byOperationKind(
 }
 
 /**
+ * Puts what the app hands to an HTTP request (`ServerContext`, waiting in `contexts`) on the server
+ * context Yoga made for it, in the first hook of all. Handed to `handleRequest` instead, it would
+ * become the prototype of that server context (Yoga's adapter makes it with `Object.create`): a
+ * new prototype at every request gives the context, and every object built on it, hidden classes
+ * of their own, so that every property read on them in Yoga, envelop and the plugins misses its
+ * inline cache (a quarter of a `pet(id)`'s CPU; bench/README.md, ninth round). Without one, the
+ * server context is Yoga's plain `{ waitUntil }`, and the values go on it in the same order at
+ * every request.
+ */
+function serverContextOf(contexts: WeakMap<Request, ServerContext>): Plugin {
+  return {
+    onRequestParse({ request, serverContext }) {
+      Object.assign(serverContext, contexts.get(request));
+    },
+  };
+}
+
+/**
  * Yoga's responses are built with the `Response` that is global when a request runs. Under
  * @hono/node-server that is its lightweight Response, whose string body it writes to the socket
  * directly; Yoga's default (the @whatwg-node ponyfill) would be drained through a stream reader.
@@ -161,7 +179,8 @@ type OperationInstrumentation = (
 
 export function createGraphQLEdge(options: GraphQLEdgeOptions): GraphQLEdge {
   const errors = createErrorHandling(options.logger, options.limits);
-  const { yoga, operation } = createYogaServer(options, errors);
+  const contexts = new WeakMap<Request, ServerContext>();
+  const { yoga, operation } = createYogaServer(options, errors, contexts);
   const errorOf = (error: unknown) => errors.maskError(error) as GraphQLError;
   // Read once: the server adapter is a Proxy whose every property read binds a new function.
   const { handleRequest, getResultForParams } = yoga;
@@ -169,10 +188,13 @@ export function createGraphQLEdge(options: GraphQLEdgeOptions): GraphQLEdge {
     yoga,
     errorOf,
     // Not `yoga.fetch`: it makes every request's abort signal, only to drop the answer of a
-    // client gone before it was ready (the HTTP adapter drops it anyway). The context goes as a
-    // prototype: Yoga's adapter copies each own property of it, descriptor by descriptor, on every
-    // request (5% of a pet(id)'s CPU), and Yoga reads it through prototypes anyway (a batch's).
-    handle: async (request, context) => handleRequest(request, Object.create(context)),
+    // client gone before it was ready (the HTTP adapter drops it anyway). The context waits beside
+    // the request for the first hook (`serverContextOf`).
+    handle: async (request, context) => {
+      contexts.set(request, context);
+      // No server context: Yoga's adapter then makes a plain one.
+      return handleRequest(request, undefined as never);
+    },
     async run(params, context) {
       // Yoga wraps each operation of an HTTP request in the plugins' `operation` instrumentation
       // (the operation's span) in its `handle`; an operation without a request gets the same here.
@@ -213,6 +235,7 @@ function createYogaServer(
     usage,
   }: GraphQLEdgeOptions,
   { maskError, logFailures }: ReturnType<typeof createErrorHandling>,
+  contexts: WeakMap<Request, ServerContext>,
 ) {
   const yielding = mutationsYieldingTurns(baseSchema);
   const schema = cache ? schemaNotingEntities(yielding) : yielding;
@@ -246,6 +269,8 @@ function createYogaServer(
     return budget;
   };
   const plugins = [
+    // First: every later hook reads the app's values on the server context.
+    serverContextOf(contexts),
     // Before tracing, which wraps the subscribe function it sets.
     sharedEventResults(),
     // Outermost: the operation's span covers every phase and every other plugin's work.
