@@ -1,6 +1,7 @@
 import { type ExecutionResult, GraphQLError } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { clipText, type ErrorBounds } from '../domain/errors.js';
+import { copyWith } from './copy-with.js';
 
 /** An error whose message and locations fit the bounds: itself when it fits already. */
 function bounded(error: GraphQLError, bounds: ErrorBounds): GraphQLError {
@@ -62,6 +63,6 @@ export function boundResults(
     const errors = kept.map((error) => bounded(error, bounds));
     const omitted = one.errors.length - kept.length;
     if (omitted > 0) errors.push(leftOut(omitted, one.errors[kept.length] as GraphQLError));
-    return { ...one, errors };
+    return copyWith(one, { errors });
   });
 }

@@ -2,6 +2,7 @@ import type { DocumentNode, ExecutionResult, GraphQLError, GraphQLSchema } from 
 import { createGraphQLError, isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { isRecord } from '../domain/validation.js';
 import type { CostAccount, CostBudgetStatus } from '../http/env.js';
+import { copyWith } from './copy-with.js';
 import { resolvedCost } from './cost.js';
 import type { CostContext } from './limits.js';
 
@@ -43,14 +44,8 @@ function rateLimited(points: number, status: CostBudgetStatus, retryAfterSeconds
   });
 }
 
-/**
- * Not `{ ...result, extensions }`: in the server, that spread gave every response a hidden class
- * of its own, and every later read of a result (the result hooks, Yoga's serialisation) missed
- * its inline cache (bench/README.md, ninth round). Assigned onto a new object, the copies of
- * results of one shape share one.
- */
 function withReport<Result extends ExecutionResult>(result: Result, report: CostReport): Result {
-  return Object.assign({}, result, { extensions: { ...result.extensions, cost: report } });
+  return copyWith(result, { extensions: { ...result.extensions, cost: report } });
 }
 
 /**

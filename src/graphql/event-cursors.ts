@@ -1,6 +1,7 @@
 import type { ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { GraphQLContext } from './context.js';
+import { copyWith } from './copy-with.js';
 
 /**
  * Puts each subscription event's cursor in its result's `extensions.cursor`, on every transport,
@@ -23,7 +24,7 @@ export function eventCursors(): Plugin<GraphQLContext> {
               args.contextValue.eventCursor = undefined;
               let next = withCursor.get(result);
               if (next?.extensions?.cursor !== cursor) {
-                next = { ...result, extensions: { ...result.extensions, cursor } };
+                next = copyWith(result, { extensions: { ...result.extensions, cursor } });
                 withCursor.set(result, next);
               }
               setResult(next);

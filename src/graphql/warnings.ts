@@ -13,6 +13,7 @@ import {
 } from 'graphql';
 import { handleStreamOrSingleExecutionResult, type Plugin } from 'graphql-yoga';
 import { type SchemaUsage, schemaUsage, variableCoordinates } from './coordinates.js';
+import { copyWith } from './copy-with.js';
 
 export type WarningCode = 'DEPRECATED' | 'BETA' | 'EXPERIMENTAL';
 
@@ -115,10 +116,8 @@ export function warningsOf(schema: GraphQLSchema, usage: SchemaUsage): readonly 
   return warnings;
 }
 
-const withWarnings = (result: ExecutionResult, warnings: readonly Warning[]): ExecutionResult => ({
-  ...result,
-  extensions: { ...result.extensions, warnings },
-});
+const withWarnings = (result: ExecutionResult, warnings: readonly Warning[]): ExecutionResult =>
+  copyWith(result, { extensions: { ...result.extensions, warnings } });
 
 /**
  * `extensions.warnings` on the result of an operation that uses a deprecated, experimental or beta
