@@ -94,10 +94,16 @@ function byOperationKind(
  * server context is Yoga's plain `{ waitUntil }`, and the values go on it in the same order at
  * every request.
  */
-function serverContextOf(contexts: WeakMap<Request, ServerContext>): Plugin {
+function serverContextOf(
+  contexts: WeakMap<Request, ServerContext>,
+  listItems: number,
+): Plugin<object, ServerContext> {
   return {
     onRequestParse({ request, serverContext }) {
       Object.assign(serverContext, contexts.get(request));
+      // One budget per HTTP request: the operations of a batch share it (their contexts are made
+      // from this one).
+      serverContext.listItemBudget = new ListItemBudget(listItems);
     },
   };
 }
@@ -154,6 +160,8 @@ export interface ServerContext {
   transport?: 'websocket';
   /** The caller's GraphQL cost budget, while it is on (src/graphql/demand-control.ts). */
   costAccount?: CostAccount | undefined;
+  /** The list items an HTTP request may still resolve (set by the edge, not the app). */
+  listItemBudget?: ListItemBudget;
 }
 
 export type GraphQLResult = ExecutionResult | AsyncIterable<ExecutionResult>;
@@ -256,21 +264,9 @@ function createYogaServer(
     counters: { 'Query.categories': () => countCategories(reader) },
     parse: documents.parse,
   });
-  // One budget per HTTP request: the operations of a batch share it.
-  const listItemBudgets = new WeakMap<Request, ListItemBudget>();
-  const listItemsOf = (request: Request | undefined) => {
-    // Over a WebSocket each operation has its own (and each event of a subscription).
-    if (!request) return new ListItemBudget(limits.graphqlListItems);
-    let budget = listItemBudgets.get(request);
-    if (!budget) {
-      budget = new ListItemBudget(limits.graphqlListItems);
-      listItemBudgets.set(request, budget);
-    }
-    return budget;
-  };
   const plugins = [
     // First: every later hook reads the app's values on the server context.
-    serverContextOf(contexts),
+    serverContextOf(contexts, limits.graphqlListItems),
     // Before tracing, which wraps the subscribe function it sets.
     sharedEventResults(),
     // Outermost: the operation's span covers every phase and every other plugin's work.
@@ -323,11 +319,12 @@ function createYogaServer(
       // Unexpected errors are logged once, with their path, by the error masker.
       error: (...args) => logger.debug(args),
     },
-    context: ({ viewer, client, request, transport }) =>
+    context: ({ viewer, client, request, transport, listItemBudget }) =>
       createContext(
         { db: database.prisma, dialect: database.dialect, viewer, changes },
         shared,
-        listItemsOf(request as Request | undefined),
+        // Over a WebSocket each operation has its own (and each event of a subscription).
+        listItemBudget ?? new ListItemBudget(limits.graphqlListItems),
         { client, subscriptions },
         {
           events,
