@@ -195,7 +195,8 @@ function routes(options: RoutesOptions): Hono<AppEnv> {
   app.route('/', graphiqlAssets);
   // One cross-origin policy for both edges; preflights are answered before the token check.
   const edges = ['/graphql', REST_BASE_PATH, `${REST_BASE_PATH}/*`];
-  for (const path of edges) app.use(path, corsPolicy(config.corsOrigins));
+  const cors = corsPolicy(config.corsOrigins);
+  if (cors) for (const path of edges) app.use(path, cors);
   // Before the token check and the rate limit, so that their answers carry the headers too.
   app.route(REST_BASE_PATH, deprecatedRoutes(allRoutes, config));
   // Before the token check and the cache: every call counts, answered from the cache or refused.
@@ -203,9 +204,9 @@ function routes(options: RoutesOptions): Hono<AppEnv> {
   app.use(timeLimit(config.limits.requestTimeoutMs));
   // The caller is identified first (the budgets are per client), but a bad token is refused only
   // after the rate limit has counted it: a flood of them is limited like any other traffic.
-  app.use(authenticate(verify));
-  if (limits.requests || limits.cost) app.use(rateLimits({ ...limits, clientAddress }));
-  app.use(refuseInvalidToken());
+  const limited = limits.requests !== undefined || limits.cost !== undefined;
+  app.use(authenticate(verify, { refuseAtOnce: !limited }));
+  if (limited) app.use(rateLimits({ ...limits, clientAddress }), refuseInvalidToken());
   // The operators' usage report (scope admin:read), beside the metrics rather than under /api.
   app.route(
     '/',

@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { type TokenVerifier, viewerOf, WWW_AUTHENTICATE } from '../auth/tokens.js';
 import { anonymous } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
@@ -9,9 +9,13 @@ import { errorResponse } from './error-response.js';
  * Sets the request's viewer from `Authorization: Bearer <JWT>`; no header means anonymous. A header
  * that is not a valid bearer token leaves the caller anonymous and is noted: `refuseInvalidToken`
  * answers it with 401 after the rate limit has counted it, so that a flood of bad tokens is
- * limited like any other traffic.
+ * limited like any other traffic. Without a rate limit (`refuseAtOnce`) nothing counts it first:
+ * it is answered here, and no second middleware waits for it.
  */
-export function authenticate(verify: TokenVerifier): MiddlewareHandler<AppEnv> {
+export function authenticate(
+  verify: TokenVerifier,
+  { refuseAtOnce }: { refuseAtOnce: boolean },
+): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const authorization = c.req.header('authorization');
     // Without a header the caller is anonymous: no token to wait for.
@@ -23,6 +27,7 @@ export function authenticate(verify: TokenVerifier): MiddlewareHandler<AppEnv> {
       c.set('viewer', await viewerOf(authorization, verify, 'The Authorization header'));
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
+      if (refuseAtOnce) return refusal(c, error);
       c.set('viewer', anonymous);
       c.set('invalidToken', error);
     }
@@ -35,8 +40,9 @@ export function refuseInvalidToken(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const error = c.get('invalidToken');
     if (!error) return next();
-    return errorResponse(c, error, {
-      'WWW-Authenticate': `${WWW_AUTHENTICATE}, error="invalid_token"`,
-    });
+    return refusal(c, error);
   };
 }
+
+const refusal = (c: Context<AppEnv>, error: DomainError) =>
+  errorResponse(c, error, { 'WWW-Authenticate': `${WWW_AUTHENTICATE}, error="invalid_token"` });

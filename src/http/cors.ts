@@ -24,7 +24,7 @@ const exposedHeaders = [
 /**
  * The one cross-origin policy of `/graphql` and `/api` (CORS_ORIGINS).
  *
- * - No origins (the default): same-origin only; no CORS header is ever sent.
+ * - No origins (the default): same-origin only; no CORS header is ever sent (no middleware).
  * - A list of origins: a request whose `Origin` is in the list gets
  *   `Access-Control-Allow-Origin: <its origin>`, and a preflight from it is answered 204 with the
  *   methods and the request headers it asked for; any other origin gets no CORS header (the
@@ -34,8 +34,9 @@ const exposedHeaders = [
  * Credentials (cookies) are never allowed: the API authenticates with an `Authorization` header,
  * which a cross-origin script may send without them.
  */
-export function corsPolicy(origins: readonly string[]): MiddlewareHandler {
-  if (origins.length === 0) return (_c, next) => next();
+export function corsPolicy(origins: readonly string[]): MiddlewareHandler | undefined {
+  // Same-origin only: nothing to do, so nothing for a request to pass through.
+  if (origins.length === 0) return undefined;
   const anyOrigin = origins.includes('*');
   const allowed = new Set(origins);
   const answer = cors({

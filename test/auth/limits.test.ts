@@ -90,6 +90,20 @@ describeDb('rate limiting', () => {
     expect(body.errors[0].extensions).toEqual({ code: 'RATE_LIMITED', status: 429 });
   });
 
+  it('counts a request with an invalid token before it refuses it with 401', async () => {
+    const headers = { authorization: 'Bearer not-a-token' };
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) {
+      const response = await postGraphQL(app(), { query: '{ categories { id } }' }, headers);
+      statuses.push(response.status);
+      if (i === 0) {
+        expect(response.headers.get('www-authenticate')).toContain('error="invalid_token"');
+        expect(response.headers.get('ratelimit-remaining')).toBe('9');
+      }
+    }
+    expect(statuses).toEqual([...Array(10).fill(401), 429]);
+  });
+
   it('gives every client its own budget', async () => {
     const authorization = `Bearer ${await app().token([], { subject: 'another-client' })}`;
     const response = await postGraphQL(
