@@ -204,6 +204,7 @@ function routes(options: RoutesOptions): Hono<AppEnv> {
   app.use(timeLimit(config.limits.requestTimeoutMs));
   // The caller is identified first (the budgets are per client), but a bad token is refused only
   // after the rate limit has counted it: a flood of them is limited like any other traffic.
+  // Without a limit nothing counts it, and the token check refuses it itself.
   const limited = limits.requests !== undefined || limits.cost !== undefined;
   app.use(authenticate(verify, { refuseAtOnce: !limited }));
   if (limited) app.use(rateLimits({ ...limits, clientAddress }), refuseInvalidToken());
