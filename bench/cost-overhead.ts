@@ -117,7 +117,7 @@ for (let i = 0; i < MICRO; i++) {
   const requested = operationCost({ schema, document, variables });
   const account = budget.account(`sub:client-${i % 100}`);
   const charge = await account.charge(requested);
-  const actual = resolvedCost({ schema, document, variables, data });
+  const actual = resolvedCost({ schema, document, data });
   if (requested > actual) await account.refund(requested - actual);
   const report = {
     requestedQueryCost: requested,

@@ -199,35 +199,67 @@ function fieldCost(
   };
 }
 
-/** The fields of a document's operation, with what the cost rules need to walk them. */
+/** What the cost rules read of a document's operation, besides the request's variables. */
 interface Walk {
-  model: CostModel;
-  schema: GraphQLSchema;
-  fragments: Map<string, FragmentDefinitionNode>;
-  variables: Record<string, unknown>;
+  readonly schema: GraphQLSchema;
+  readonly model: CostModel;
+  readonly fragments: ReadonlyMap<string, FragmentDefinitionNode>;
 }
 
-function prepare(input: {
-  schema: GraphQLSchema;
-  document: DocumentNode;
-  operationName?: string | null | undefined;
-  variables?: Record<string, unknown> | null | undefined;
-}): { walk: Walk; operation: OperationDefinitionNode; root: GraphQLNamedType } | undefined {
-  const operation = findOperation(input.document, input.operationName);
-  if (!operation) return undefined;
-  const root = input.schema.getRootType(operation.operation);
-  if (!root) return undefined;
+/**
+ * A document's operation as the cost rules walk it. It depends on the document alone, so it is
+ * made once and kept with the document (Yoga's parse cache hands the same object for the same
+ * text), with the plan of what execution resolves (`resolvedCost`).
+ */
+interface PreparedOperation {
+  readonly walk: Walk;
+  readonly operation: OperationDefinitionNode;
+  readonly root: GraphQLNamedType;
+  /** The defaults of the operation's variables. */
+  readonly defaults: Readonly<Record<string, unknown>>;
+  resolved: readonly PlannedField[] | undefined;
+}
+
+const prepared = new WeakMap<
+  GraphQLSchema,
+  WeakMap<DocumentNode, Map<string, PreparedOperation>>
+>();
+
+function prepare(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+): PreparedOperation | undefined {
+  let byDocument = prepared.get(schema);
+  if (!byDocument) {
+    byDocument = new WeakMap();
+    prepared.set(schema, byDocument);
+  }
+  let byName = byDocument.get(document);
+  if (!byName) {
+    byName = new Map();
+    byDocument.set(document, byName);
+  }
+  const name = operationName ?? '';
+  const found = byName.get(name);
+  if (found) return found;
+  const operation = findOperation(document, operationName);
+  const root = operation && schema.getRootType(operation.operation);
+  if (!operation || !root) return undefined;
   const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of input.document.definitions) {
+  for (const definition of document.definitions) {
     if (definition.kind === Kind.FRAGMENT_DEFINITION)
       fragments.set(definition.name.value, definition);
   }
-  const variables = { ...defaultVariables(operation), ...(input.variables ?? {}) };
-  return {
-    walk: { model: costModel(input.schema), schema: input.schema, fragments, variables },
+  const operationPrepared: PreparedOperation = {
+    walk: { schema, model: costModel(schema), fragments },
     operation,
     root,
+    defaults: defaultVariables(operation),
+    resolved: undefined,
   };
+  byName.set(name, operationPrepared);
+  return operationPrepared;
 }
 
 /** The estimated cost of an operation (see `CostInput`): what the budget is charged before it runs. */
@@ -241,9 +273,10 @@ export function operationCost(input: CostInput): number {
  * unpaged list counted). An operation the document lacks is never fixed.
  */
 export function operationEstimate(input: CostInput): { cost: number; fixed: boolean } {
-  const prepared = prepare(input);
-  if (!prepared) return { cost: 0, fixed: false };
-  const { walk, operation, root } = prepared;
+  const operationPrepared = prepare(input.schema, input.document, input.operationName);
+  if (!operationPrepared) return { cost: 0, fixed: false };
+  const { walk, operation, root, defaults } = operationPrepared;
+  const variables = { ...defaults, ...(input.variables ?? {}) };
   let fixed = true;
   const realSize = (coordinate: string) => {
     fixed = false;
@@ -288,8 +321,7 @@ export function operationEstimate(input: CostInput): { cost: number; fixed: bool
     sized: { fields: readonly string[]; size: number } | undefined,
     nesting: number,
   ): number {
-    const slice =
-      field.listSize && sliceOf(node, field, field.listSize, walk.variables, fromVariable);
+    const slice = field.listSize && sliceOf(node, field, field.listSize, variables, fromVariable);
     const childrenSized =
       field.listSize && field.listSize.sizedFields.length > 0 && slice !== undefined
         ? { fields: field.listSize.sizedFields, size: slice }
@@ -356,78 +388,116 @@ export function resolvedCost(input: {
   schema: GraphQLSchema;
   document: DocumentNode;
   operationName?: string | null | undefined;
-  variables?: Record<string, unknown> | null | undefined;
   data: unknown;
 }): number {
-  const prepared = prepare(input);
-  if (!prepared || !isRecord(input.data)) return 0;
-  const { walk, operation, root } = prepared;
+  if (!isRecord(input.data)) return 0;
+  const operation = prepare(input.schema, input.document, input.operationName);
+  if (!operation) return 0;
+  const { walk, root } = operation;
+  operation.resolved ??= plannedFields(
+    walk,
+    collect(walk, operation.operation.selectionSet, root, new Map(), 0),
+    root,
+  );
+  return fieldsCost(walk, operation.resolved, input.data);
+}
 
-  /** The field nodes of a selection on `type`, by response key, fragments included. */
-  function collect(
-    selectionSet: SelectionSetNode,
-    type: GraphQLNamedType,
-    into: Map<string, FieldNode[]>,
-    nesting: number,
-  ): Map<string, FieldNode[]> {
-    if (nesting > MAX_FRAGMENT_NESTING) return into;
-    for (const selection of selectionSet.selections) {
-      if (selection.kind === Kind.FIELD) {
-        const key = selection.alias?.value ?? selection.name.value;
-        const nodes = into.get(key);
-        if (nodes) nodes.push(selection);
-        else into.set(key, [selection]);
-      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        if (applies(selection.typeCondition?.name.value, type))
-          collect(selection.selectionSet, type, into, nesting);
-      } else {
-        const fragment = walk.fragments.get(selection.name.value);
-        if (fragment && applies(fragment.typeCondition.name.value, type))
-          collect(fragment.selectionSet, type, into, nesting + 1);
-      }
-    }
-    return into;
+/**
+ * What `resolvedCost` reads of a selection on a type: each response key with its field's weights,
+ * planned once per operation (a page's answer has hundreds of objects of the same few selections);
+ * a field's own selection is planned when an answer first holds an object for it.
+ */
+interface PlannedField {
+  readonly key: string;
+  readonly nodes: readonly FieldNode[];
+  readonly field: FieldCost;
+  readonly argumentsCost: number;
+  children: readonly PlannedField[] | undefined;
+}
+
+function fieldsCost(
+  walk: Walk,
+  fields: readonly PlannedField[],
+  value: Record<string, unknown>,
+): number {
+  let cost = 0;
+  for (const planned of fields) {
+    if (!(planned.key in value)) continue;
+    cost += planned.argumentsCost + itemsCost(walk, planned, value[planned.key]);
   }
+  return cost;
+}
 
-  const applies = (condition: string | undefined, type: GraphQLNamedType) => {
-    if (condition === undefined || condition === type.name) return true;
-    const abstract = walk.schema.getType(condition);
-    return isAbstractType(abstract) && isObjectType(type) && walk.schema.isSubType(abstract, type);
-  };
-
-  function objectCost(nodes: readonly FieldNode[], type: GraphQLNamedType, value: unknown): number {
-    if (!isRecord(value)) return 0;
-    const fields = new Map<string, FieldNode[]>();
-    for (const node of nodes) if (node.selectionSet) collect(node.selectionSet, type, fields, 0);
-    return fieldsCost(fields, type, value);
-  }
-
-  function fieldsCost(
-    fields: Map<string, FieldNode[]>,
-    type: GraphQLNamedType,
-    value: Record<string, unknown>,
-  ): number {
+function itemsCost(walk: Walk, planned: PlannedField, value: unknown): number {
+  if (Array.isArray(value)) {
     let cost = 0;
-    for (const [key, nodes] of fields) {
-      const first = nodes[0];
-      if (!first || !(key in value)) continue;
-      const field = walk.model.get(type.name)?.get(first.name.value);
-      if (!field) continue;
-      cost += argumentsCost(first, field) + itemsCost(nodes, field, value[key]);
-    }
+    for (const item of value) cost += itemsCost(walk, planned, item);
     return cost;
   }
-
-  function itemsCost(nodes: readonly FieldNode[], field: FieldCost, value: unknown): number {
-    if (Array.isArray(value)) {
-      let cost = 0;
-      for (const item of value) cost += itemsCost(nodes, field, item);
-      return cost;
-    }
-    return field.weight + objectCost(nodes, field.type, value);
+  if (!isRecord(value)) return planned.field.weight;
+  if (!planned.children) {
+    const fields = new Map<string, FieldNode[]>();
+    const type = planned.field.type;
+    for (const node of planned.nodes)
+      if (node.selectionSet) collect(walk, node.selectionSet, type, fields, 0);
+    planned.children = plannedFields(walk, fields, type);
   }
+  return planned.field.weight + fieldsCost(walk, planned.children, value);
+}
 
-  return fieldsCost(collect(operation.selectionSet, root, new Map(), 0), root, input.data);
+/** The response keys of a selection that the cost model knows (not `__typename`). */
+function plannedFields(
+  walk: Walk,
+  fields: Map<string, FieldNode[]>,
+  type: GraphQLNamedType,
+): PlannedField[] {
+  const planned: PlannedField[] = [];
+  for (const [key, nodes] of fields) {
+    const first = nodes[0];
+    const field = first && walk.model.get(type.name)?.get(first.name.value);
+    if (!first || !field) continue;
+    planned.push({
+      key,
+      nodes,
+      field,
+      argumentsCost: argumentsCost(first, field),
+      children: undefined,
+    });
+  }
+  return planned;
+}
+
+/** The field nodes of a selection on `type`, by response key, fragments included. */
+function collect(
+  walk: Walk,
+  selectionSet: SelectionSetNode,
+  type: GraphQLNamedType,
+  into: Map<string, FieldNode[]>,
+  nesting: number,
+): Map<string, FieldNode[]> {
+  if (nesting > MAX_FRAGMENT_NESTING) return into;
+  for (const selection of selectionSet.selections) {
+    if (selection.kind === Kind.FIELD) {
+      const key = selection.alias?.value ?? selection.name.value;
+      const nodes = into.get(key);
+      if (nodes) nodes.push(selection);
+      else into.set(key, [selection]);
+    } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+      if (applies(walk, selection.typeCondition?.name.value, type))
+        collect(walk, selection.selectionSet, type, into, nesting);
+    } else {
+      const fragment = walk.fragments.get(selection.name.value);
+      if (fragment && applies(walk, fragment.typeCondition.name.value, type))
+        collect(walk, fragment.selectionSet, type, into, nesting + 1);
+    }
+  }
+  return into;
+}
+
+function applies(walk: Walk, condition: string | undefined, type: GraphQLNamedType): boolean {
+  if (condition === undefined || condition === type.name) return true;
+  const abstract = walk.schema.getType(condition);
+  return isAbstractType(abstract) && isObjectType(type) && walk.schema.isSubType(abstract, type);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

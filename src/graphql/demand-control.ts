@@ -1,6 +1,5 @@
 import type { DocumentNode, ExecutionResult, GraphQLError, GraphQLSchema } from 'graphql';
 import { createGraphQLError, isAsyncIterable, type Plugin } from 'graphql-yoga';
-import { isRecord } from '../domain/validation.js';
 import type { CostAccount, CostBudgetStatus } from '../http/env.js';
 import { copyWith } from './copy-with.js';
 import { resolvedCost } from './cost.js';
@@ -18,7 +17,7 @@ export interface CostReport {
 
 /** What the demand control keeps on the context of an operation. */
 interface DemandContext extends CostContext {
-  params?: { operationName?: string | null | undefined; variables?: unknown };
+  params?: { operationName?: string | null | undefined };
   /** The caller's budget (on /graphql while RATE_LIMIT_COST_PER_MINUTE > 0). */
   costAccount?: CostAccount | undefined;
   /** `websocket`: subscriptions only, which are not charged and carry no report. */
@@ -70,7 +69,6 @@ export function demandControl(schema: GraphQLSchema): Plugin<DemandContext> {
       schema,
       document: ran.document,
       operationName: params?.operationName,
-      variables: isRecord(params?.variables) ? params.variables : {},
       data: result.data,
     });
 
