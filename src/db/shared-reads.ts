@@ -1,31 +1,66 @@
 import { categoriesByIds, inventoryByPetIds, petsByIds } from './batch-reads.js';
-import { keyedLoader } from './keyed-loader.js';
 import type { Tx } from './transaction.js';
 
+/** Rows by key, read together with what the other requests in flight ask for. */
+export interface SharedRead<Row> {
+  /** The rows of `keys` that exist, by key (the map holds what the whole batch read). */
+  many(keys: readonly bigint[]): Promise<ReadonlyMap<bigint, Row>>;
+  /** The row of `key`, or null when there is none. */
+  load(key: bigint): Promise<Row | null>;
+}
+
 /**
- * Public reads by id, coalesced across the requests in flight on both edges: one batch gathers
- * the keys asked for during a whole turn of the event loop (`setImmediate`), whichever requests
- * asked, and reads them with one statement. Nothing is cached, and only data that every caller
- * may see (pets, categories, stock) goes through here; what depends on the caller's scopes never
- * does.
+ * One batch gathers the keys asked for during a whole turn of the event loop (`setImmediate`),
+ * whichever requests asked, and reads them with one statement. Every caller of the turn waits for
+ * the same answer: one promise per caller, whatever the number of its keys (a page asks for a
+ * hundred). Nothing is kept once the batch is answered.
+ */
+function sharedRead<Row>(
+  read: (keys: readonly bigint[]) => Promise<Row[]>,
+  keyOf: (row: Row) => bigint,
+): SharedRead<Row> {
+  let gathering: { keys: Set<bigint>; rows: Promise<Map<bigint, Row>> } | undefined;
+  const many = (keys: readonly bigint[]) => {
+    if (!gathering) {
+      const batch = new Set<bigint>();
+      const rows = new Promise<Map<bigint, Row>>((resolve, reject) => {
+        setImmediate(() => {
+          gathering = undefined;
+          read([...batch]).then(
+            (found) => resolve(new Map(found.map((row) => [keyOf(row), row]))),
+            reject,
+          );
+        });
+      });
+      gathering = { keys: batch, rows };
+    }
+    for (const key of keys) gathering.keys.add(key);
+    return gathering.rows;
+  };
+  return {
+    many,
+    load: async (key) => (await many([key])).get(key) ?? null,
+  };
+}
+
+/**
+ * Public reads by id, coalesced across the requests in flight on both edges (`sharedRead`). Only
+ * data that every caller may see (pets, categories, stock) goes through here; what depends on the
+ * caller's scopes never does.
  */
 export function createSharedReads(db: Tx) {
-  const options = { cache: false, batchScheduleFn: (send: () => void) => setImmediate(send) };
   return {
-    pets: keyedLoader(
+    pets: sharedRead(
       (ids) => petsByIds(db, ids),
       (pet) => pet.id,
-      options,
     ),
-    categories: keyedLoader(
+    categories: sharedRead(
       (ids) => categoriesByIds(db, ids),
       (category) => category.id,
-      options,
     ),
-    inventory: keyedLoader(
+    inventory: sharedRead(
       (ids) => inventoryByPetIds(db, ids),
       (item) => item.petId,
-      options,
     ),
   };
 }

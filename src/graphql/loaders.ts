@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
 import { keyedLoader } from '../db/keyed-loader.js';
-import type { SharedReads } from '../db/shared-reads.js';
+import type { SharedRead, SharedReads } from '../db/shared-reads.js';
 import type { DomainContext } from '../domain/context.js';
 import { orderCountsByPet, orderPagesByPet, ordersByIds } from '../domain/orders.js';
 import type { Page } from '../domain/paging.js';
@@ -44,12 +44,13 @@ function perArguments<Args, Value>(
   };
 }
 
-/** Reads `keys` through a shared loader, as rows (an error for any key fails them all). */
-async function through<Row>(shared: DataLoader<bigint, Row | null>, keys: readonly bigint[]) {
+/** The rows of `keys` read with the other requests' (src/db/shared-reads.ts), in the order asked. */
+async function through<Row>(shared: SharedRead<Row>, keys: readonly bigint[]) {
+  const found = await shared.many(keys);
   const rows: Row[] = [];
-  for (const row of await shared.loadMany(keys)) {
-    if (row instanceof Error) throw row;
-    if (row !== null) rows.push(row);
+  for (const key of keys) {
+    const row = found.get(key);
+    if (row !== undefined) rows.push(row);
   }
   return rows;
 }
