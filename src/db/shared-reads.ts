@@ -12,8 +12,8 @@ export interface SharedRead<Row> {
 /**
  * One batch gathers the keys asked for during a whole turn of the event loop (`setImmediate`),
  * whichever requests asked, and reads them with one statement. Every caller of the turn waits for
- * the same answer: one promise per caller, whatever the number of its keys (a page asks for a
- * hundred). Nothing is kept once the batch is answered.
+ * the batch's one promise, whatever the number of its keys (a page asks for a hundred). Nothing is
+ * kept once the batch is answered.
  */
 function sharedRead<Row>(
   read: (keys: readonly bigint[]) => Promise<Row[]>,
@@ -23,15 +23,14 @@ function sharedRead<Row>(
   const many = (keys: readonly bigint[]) => {
     if (!gathering) {
       const batch = new Set<bigint>();
-      const rows = new Promise<Map<bigint, Row>>((resolve, reject) => {
+      const rows = new Promise<readonly bigint[]>((resolve) => {
         setImmediate(() => {
           gathering = undefined;
-          read([...batch]).then(
-            (found) => resolve(new Map(found.map((row) => [keyOf(row), row]))),
-            reject,
-          );
+          resolve([...batch]);
         });
-      });
+      })
+        .then(read)
+        .then((found) => new Map(found.map((row) => [keyOf(row), row])));
       gathering = { keys: batch, rows };
     }
     for (const key of keys) gathering.keys.add(key);

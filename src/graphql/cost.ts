@@ -220,7 +220,7 @@ interface PreparedOperation {
   resolved: readonly PlannedField[] | undefined;
 }
 
-const prepared = new WeakMap<
+const preparedOperations = new WeakMap<
   GraphQLSchema,
   WeakMap<DocumentNode, Map<string, PreparedOperation>>
 >();
@@ -230,10 +230,10 @@ function prepare(
   document: DocumentNode,
   operationName: string | null | undefined,
 ): PreparedOperation | undefined {
-  let byDocument = prepared.get(schema);
+  let byDocument = preparedOperations.get(schema);
   if (!byDocument) {
     byDocument = new WeakMap();
-    prepared.set(schema, byDocument);
+    preparedOperations.set(schema, byDocument);
   }
   let byName = byDocument.get(document);
   if (!byName) {
@@ -251,15 +251,15 @@ function prepare(
     if (definition.kind === Kind.FRAGMENT_DEFINITION)
       fragments.set(definition.name.value, definition);
   }
-  const operationPrepared: PreparedOperation = {
+  const prepared: PreparedOperation = {
     walk: { schema, model: costModel(schema), fragments },
     operation,
     root,
     defaults: defaultVariables(operation),
     resolved: undefined,
   };
-  byName.set(name, operationPrepared);
-  return operationPrepared;
+  byName.set(name, prepared);
+  return prepared;
 }
 
 /** The estimated cost of an operation (see `CostInput`): what the budget is charged before it runs. */
@@ -273,9 +273,9 @@ export function operationCost(input: CostInput): number {
  * unpaged list counted). An operation the document lacks is never fixed.
  */
 export function operationEstimate(input: CostInput): { cost: number; fixed: boolean } {
-  const operationPrepared = prepare(input.schema, input.document, input.operationName);
-  if (!operationPrepared) return { cost: 0, fixed: false };
-  const { walk, operation, root, defaults } = operationPrepared;
+  const prepared = prepare(input.schema, input.document, input.operationName);
+  if (!prepared) return { cost: 0, fixed: false };
+  const { walk, operation, root, defaults } = prepared;
   const variables = { ...defaults, ...(input.variables ?? {}) };
   let fixed = true;
   const realSize = (coordinate: string) => {
@@ -391,15 +391,15 @@ export function resolvedCost(input: {
   data: unknown;
 }): number {
   if (!isRecord(input.data)) return 0;
-  const operation = prepare(input.schema, input.document, input.operationName);
-  if (!operation) return 0;
-  const { walk, root } = operation;
-  operation.resolved ??= plannedFields(
+  const prepared = prepare(input.schema, input.document, input.operationName);
+  if (!prepared) return 0;
+  const { walk, operation, root } = prepared;
+  prepared.resolved ??= plannedFields(
     walk,
-    collect(walk, operation.operation.selectionSet, root, new Map(), 0),
+    collect(walk, operation.selectionSet, root, new Map(), 0),
     root,
   );
-  return fieldsCost(walk, operation.resolved, input.data);
+  return fieldsCost(walk, prepared.resolved, input.data);
 }
 
 /**
