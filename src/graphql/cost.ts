@@ -306,11 +306,33 @@ export function operationEstimate(input: CostInput): { cost: number; fixed: bool
           : type;
         if (condition) cost += selectionCost(selection.selectionSet, condition, sized, nesting);
       } else {
-        const fragment = walk.fragments.get(selection.name.value);
-        const condition = fragment && walk.schema.getType(fragment.typeCondition.name.value);
-        if (fragment && condition)
-          cost += selectionCost(fragment.selectionSet, condition, sized, nesting + 1);
+        cost += spreadCost(selection.name.value, sized, nesting);
       }
+    }
+    return cost;
+  }
+
+  /**
+   * A fragment spread's cost, computed once per fragment, page size and nesting: a document whose
+   * fragments each spread the next a few hundred times would otherwise cost a walk of millions of
+   * spreads for a few kilobytes.
+   */
+  const spreads = new Map<string, number>();
+  function spreadCost(
+    name: string,
+    sized: { fields: readonly string[]; size: number } | undefined,
+    nesting: number,
+  ): number {
+    const key = `${name}\u0000${nesting}\u0000${sized ? `${sized.size}\u0000${sized.fields}` : ''}`;
+    let cost = spreads.get(key);
+    if (cost === undefined) {
+      const fragment = walk.fragments.get(name);
+      const condition = fragment && walk.schema.getType(fragment.typeCondition.name.value);
+      cost =
+        fragment && condition
+          ? selectionCost(fragment.selectionSet, condition, sized, nesting + 1)
+          : 0;
+      spreads.set(key, cost);
     }
     return cost;
   }
@@ -396,7 +418,7 @@ export function resolvedCost(input: {
   const { walk, operation, root } = prepared;
   prepared.resolved ??= plannedFields(
     walk,
-    collect(walk, operation.selectionSet, root, new Map(), 0),
+    collect(walk, operation.selectionSet, root, new Map(), new Set(), 0),
     root,
   );
   return fieldsCost(walk, prepared.resolved, input.data);
@@ -437,9 +459,10 @@ function itemsCost(walk: Walk, planned: PlannedField, value: unknown): number {
   if (!isRecord(value)) return planned.field.weight;
   if (!planned.children) {
     const fields = new Map<string, FieldNode[]>();
+    const visited = new Set<string>();
     const type = planned.field.type;
     for (const node of planned.nodes)
-      if (node.selectionSet) collect(walk, node.selectionSet, type, fields, 0);
+      if (node.selectionSet) collect(walk, node.selectionSet, type, fields, visited, 0);
     planned.children = plannedFields(walk, fields, type);
   }
   return planned.field.weight + fieldsCost(walk, planned.children, value);
@@ -467,12 +490,16 @@ function plannedFields(
   return planned;
 }
 
-/** The field nodes of a selection on `type`, by response key, fragments included. */
+/**
+ * The field nodes of a selection on `type`, by response key, fragments included: each fragment
+ * once (`visited`), as execution collects them, however many times it is spread.
+ */
 function collect(
   walk: Walk,
   selectionSet: SelectionSetNode,
   type: GraphQLNamedType,
   into: Map<string, FieldNode[]>,
+  visited: Set<string>,
   nesting: number,
 ): Map<string, FieldNode[]> {
   if (nesting > MAX_FRAGMENT_NESTING) return into;
@@ -484,11 +511,14 @@ function collect(
       else into.set(key, [selection]);
     } else if (selection.kind === Kind.INLINE_FRAGMENT) {
       if (applies(walk, selection.typeCondition?.name.value, type))
-        collect(walk, selection.selectionSet, type, into, nesting);
+        collect(walk, selection.selectionSet, type, into, visited, nesting);
     } else {
-      const fragment = walk.fragments.get(selection.name.value);
-      if (fragment && applies(walk, fragment.typeCondition.name.value, type))
-        collect(walk, fragment.selectionSet, type, into, nesting + 1);
+      const name = selection.name.value;
+      const fragment = walk.fragments.get(name);
+      if (visited.has(name) || !fragment || !applies(walk, fragment.typeCondition.name.value, type))
+        continue;
+      visited.add(name);
+      collect(walk, fragment.selectionSet, type, into, visited, nesting + 1);
     }
   }
   return into;
