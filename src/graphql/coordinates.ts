@@ -19,7 +19,7 @@ import {
   typeFromAST,
   type ValueNode,
 } from 'graphql';
-import { operationOf } from './operation.js';
+import { perOperation } from './operation.js';
 
 /** A variable whose value can name more coordinates: an enum value, an input object's fields. */
 export interface VariableUse {
@@ -43,7 +43,7 @@ export interface SchemaUsage {
 
 const NONE: SchemaUsage = Object.freeze({ coordinates: [], variables: [] });
 
-const bySchema = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, Map<string, SchemaUsage>>>();
+const usageOf = perOperation(collect);
 
 /**
  * The schema coordinates an operation of a document uses: a pure function of the schema, the
@@ -58,24 +58,7 @@ export function schemaUsage(
   document: DocumentNode,
   operationName?: string | null,
 ): SchemaUsage {
-  let documents = bySchema.get(schema);
-  if (!documents) {
-    documents = new WeakMap();
-    bySchema.set(schema, documents);
-  }
-  let byName = documents.get(document);
-  if (!byName) {
-    byName = new Map();
-    documents.set(document, byName);
-  }
-  const key = operationName ?? '';
-  let usage = byName.get(key);
-  if (!usage) {
-    const operation = operationOf(document, operationName);
-    usage = operation ? collect(schema, document, operation) : NONE;
-    byName.set(key, usage);
-  }
-  return usage;
+  return usageOf(schema, document, operationName) ?? NONE;
 }
 
 function collect(

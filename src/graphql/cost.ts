@@ -23,6 +23,7 @@ import {
   type ValueNode,
 } from 'graphql';
 import { MAX_PAGE_SIZE } from '../domain/paging.js';
+import { perOperation } from './operation.js';
 
 /**
  * The cost of a request, from the weights the schema declares with the IBM GraphQL Cost
@@ -206,11 +207,7 @@ interface Walk {
   readonly fragments: ReadonlyMap<string, FragmentDefinitionNode>;
 }
 
-/**
- * A document's operation as the cost rules walk it. It depends on the document alone, so it is
- * made once and kept with the document (Yoga's parse cache hands the same object for the same
- * text), with the plan of what execution resolves (`resolvedCost`).
- */
+/** A document's operation as the cost rules walk it, with the plan of what `resolvedCost` reads. */
 interface PreparedOperation {
   readonly walk: Walk;
   readonly operation: OperationDefinitionNode;
@@ -220,47 +217,23 @@ interface PreparedOperation {
   resolved: readonly PlannedField[] | undefined;
 }
 
-const preparedOperations = new WeakMap<
-  GraphQLSchema,
-  WeakMap<DocumentNode, Map<string, PreparedOperation>>
->();
-
-function prepare(
-  schema: GraphQLSchema,
-  document: DocumentNode,
-  operationName: string | null | undefined,
-): PreparedOperation | undefined {
-  let byDocument = preparedOperations.get(schema);
-  if (!byDocument) {
-    byDocument = new WeakMap();
-    preparedOperations.set(schema, byDocument);
-  }
-  let byName = byDocument.get(document);
-  if (!byName) {
-    byName = new Map();
-    byDocument.set(document, byName);
-  }
-  const name = operationName ?? '';
-  const found = byName.get(name);
-  if (found) return found;
-  const operation = findOperation(document, operationName);
-  const root = operation && schema.getRootType(operation.operation);
-  if (!operation || !root) return undefined;
+/** It depends on the document alone: made once per operation and kept with the document. */
+const prepare = perOperation((schema, document, operation): PreparedOperation | undefined => {
+  const root = schema.getRootType(operation.operation);
+  if (!root) return undefined;
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of document.definitions) {
     if (definition.kind === Kind.FRAGMENT_DEFINITION)
       fragments.set(definition.name.value, definition);
   }
-  const prepared: PreparedOperation = {
+  return {
     walk: { schema, model: costModel(schema), fragments },
     operation,
     root,
     defaults: defaultVariables(operation),
     resolved: undefined,
   };
-  byName.set(name, prepared);
-  return prepared;
-}
+});
 
 /** The estimated cost of an operation (see `CostInput`): what the budget is charged before it runs. */
 export function operationCost(input: CostInput): number {
@@ -532,18 +505,6 @@ function applies(walk: Walk, condition: string | undefined, type: GraphQLNamedTy
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function findOperation(
-  document: DocumentNode,
-  operationName: string | null | undefined,
-): OperationDefinitionNode | undefined {
-  const operations = document.definitions.filter(
-    (definition): definition is OperationDefinitionNode =>
-      definition.kind === Kind.OPERATION_DEFINITION,
-  );
-  if (operationName) return operations.find((operation) => operation.name?.value === operationName);
-  return operations.length === 1 ? operations[0] : undefined;
 }
 
 function defaultVariables(operation: OperationDefinitionNode): Record<string, unknown> {

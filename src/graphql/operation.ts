@@ -1,4 +1,9 @@
-import { type DocumentNode, getOperationAST, type OperationDefinitionNode } from 'graphql';
+import {
+  type DocumentNode,
+  type GraphQLSchema,
+  getOperationAST,
+  type OperationDefinitionNode,
+} from 'graphql';
 
 const operations = new WeakMap<DocumentNode, Map<string, OperationDefinitionNode | undefined>>();
 
@@ -19,4 +24,34 @@ export function operationOf(
   const key = operationName ?? '';
   if (!byName.has(key)) byName.set(key, getOperationAST(document, operationName) ?? undefined);
   return byName.get(key);
+}
+
+/**
+ * `derive` of an operation, made once per schema, document and operation name and kept with the
+ * document: it goes when Yoga's parse cache lets the document go (GRAPHQL_DOCUMENT_CACHE_BYTES).
+ * A name the document has no operation for answers undefined and keeps nothing.
+ */
+export function perOperation<T>(
+  derive: (schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode) => T,
+): (schema: GraphQLSchema, document: DocumentNode, operationName?: string | null) => T | undefined {
+  const bySchema = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, Map<string, T>>>();
+  return (schema, document, operationName) => {
+    let documents = bySchema.get(schema);
+    if (!documents) {
+      documents = new WeakMap();
+      bySchema.set(schema, documents);
+    }
+    let byName = documents.get(document);
+    if (!byName) {
+      byName = new Map();
+      documents.set(document, byName);
+    }
+    const key = operationName ?? '';
+    if (byName.has(key)) return byName.get(key);
+    const operation = operationOf(document, operationName);
+    if (!operation) return undefined;
+    const derived = derive(schema, document, operation);
+    byName.set(key, derived);
+    return derived;
+  };
 }
