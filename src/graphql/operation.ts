@@ -5,7 +5,7 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 
-const operations = new WeakMap<DocumentNode, Map<string, OperationDefinitionNode | undefined>>();
+const operations = new WeakMap<DocumentNode, Map<string, OperationDefinitionNode>>();
 
 /**
  * The operation a document runs for an operation name, found once per document and name: Yoga
@@ -22,8 +22,12 @@ export function operationOf(
     operations.set(document, byName);
   }
   const key = operationName ?? '';
-  if (!byName.has(key)) byName.set(key, getOperationAST(document, operationName) ?? undefined);
-  return byName.get(key);
+  const found = byName.get(key);
+  if (found) return found;
+  // A name the document has no operation for is the client's to vary: it keeps nothing.
+  const operation = getOperationAST(document, operationName) ?? undefined;
+  if (operation) byName.set(key, operation);
+  return operation;
 }
 
 /**
