@@ -26,8 +26,9 @@ const layers: readonly (readonly string[])[] = [
   // The gate (npm run schema:check) reads usage reports; the edges never import it.
   ['graphql', 'rest', 'schema-check'],
   ['app'],
-  // The entry points that nothing in src/ imports: the server, its watcher, the build.
-  ['server', 'dev', 'build'],
+  // The entry points that nothing in src/ imports: the server, what `npm start` loads before it
+  // (`--import`), its watcher, the build.
+  ['server', 'heap', 'dev', 'build'],
 ];
 
 const src = fileURLToPath(new URL('../../src/', import.meta.url));
