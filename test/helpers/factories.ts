@@ -61,14 +61,22 @@ export async function sendTwiceWhileHeld<T>(app: App, petId: bigint, send: () =>
   const gate = new Promise<void>((resolve) => {
     open = resolve;
   });
+  let held = () => {};
+  const locked = new Promise<void>((resolve) => {
+    held = resolve;
+  });
   const holding = app.database.prisma.$transaction(async (tx) => {
     await tx.$queryRawUnsafe(
       app.database.dialect === 'postgresql'
         ? `SELECT "id" FROM "Pet" WHERE "id" = ${petId} FOR UPDATE`
         : 'SELECT 1',
     );
+    held();
     await gate;
   });
+  // The first request is sent once the row is held: sent earlier, on a busy machine it could take
+  // the row first and finish before the retry (which then replays instead of meeting it in flight).
+  await locked;
   const first = send();
   await new Promise((resolve) => setTimeout(resolve, 300));
   const second = send();
