@@ -5,8 +5,9 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 
 /** Every suite runs twice: once on SQLite, once on PostgreSQL (skipped with a notice where absent). */
 export default defineConfig({
-  // graphql ships CommonJS and ESM builds; Pothos and Yoga must share one copy of it.
-  resolve: { alias: { graphql: 'graphql/index.js' } },
+  // graphql ships CommonJS and ESM builds; Pothos and Yoga must share one copy of it (the CommonJS
+  // one, as under Node; its own paths, such as graphql/language/parser.js, are that build already).
+  resolve: { alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }] },
   test: {
     root,
     globalSetup: [

@@ -1,4 +1,4 @@
-import { type ExecutionResult, GraphQLError } from 'graphql';
+import { type ExecutionResult, GraphQLError, validate } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { clipText, type ErrorBounds } from '../domain/errors.js';
 import { copyWith } from './copy-with.js';
@@ -21,21 +21,46 @@ function bounded(error: GraphQLError, bounds: ErrorBounds): GraphQLError {
   return copy;
 }
 
-/** The error that stands for those left out of a refusal: their count, and the first one's code. */
-function leftOut(count: number, like: GraphQLError): GraphQLError {
-  const { code, status } = like.extensions;
+/**
+ * The errors graphql-js adds when validation stopped at `maxErrors` ("Too many validation
+ * errors"): an unknown number of errors stand behind each.
+ */
+const stoppedValidations = new WeakSet<GraphQLError>();
+
+/**
+ * The error that stands for those left out of a refusal: their count (at least, when validation
+ * stopped before the end), and the first one's code.
+ */
+function leftOut(left: readonly GraphQLError[]): GraphQLError {
+  const count = left.length;
+  const { code, status } = (left[0] as GraphQLError).extensions;
+  const atLeast = stoppedValidations.has(left[count - 1] as GraphQLError) ? 'At least ' : '';
   return new GraphQLError(
-    `${count} more ${count === 1 ? 'error was' : 'errors were'} left out; fix these and send the request again to see the rest`,
+    `${atLeast}${count} more ${count === 1 ? 'error was' : 'errors were'} left out; fix these and send the request again to see the rest`,
     { extensions: { code, status } },
   );
 }
 
 /**
+ * Validation that stops once it has found one error more than a refusal lists: each error costs a
+ * scan of the document for its line and column, and graphql-js would otherwise collect up to 100.
+ */
+export function boundedValidation(bounds: ErrorBounds): typeof validate {
+  const maxErrors = bounds.errorListItems + 1;
+  return (schema, document, rules) => {
+    const errors = validate(schema, document, rules, { maxErrors });
+    if (errors.length > maxErrors)
+      stoppedValidations.add(errors[errors.length - 1] as GraphQLError);
+    return errors;
+  };
+}
+
+/**
  * Every error a GraphQL response carries is bounded (its message, its locations), and a refusal (a
  * result without data: a document that does not parse, does not validate, or whose variables do
- * not fit) lists at most `errorListItems` errors, a batch's together, each result saying how many
- * of its own were left out. So a refusal stays small whatever the document: GraphQL validates up to
- * 100 errors, each of which may quote a name or a value of the request.
+ * not fit) lists at most `errorListItems` errors (validation stops soon after: `boundedValidation`), a batch's together, each result saying how many
+ * of its own were left out. So a refusal stays small whatever the document: each error may quote a
+ * name or a value of the request, and a document may have thousands.
  */
 export function boundedErrors(bounds: ErrorBounds): Plugin {
   return {
@@ -61,8 +86,7 @@ export function boundResults(
     const kept = refused ? one.errors.slice(0, Math.max(room, 0)) : one.errors;
     if (refused) room -= kept.length;
     const errors = kept.map((error) => bounded(error, bounds));
-    const omitted = one.errors.length - kept.length;
-    if (omitted > 0) errors.push(leftOut(omitted, one.errors[kept.length] as GraphQLError));
+    if (kept.length < one.errors.length) errors.push(leftOut(one.errors.slice(kept.length)));
     return copyWith(one, { errors });
   });
 }

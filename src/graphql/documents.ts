@@ -1,6 +1,27 @@
-import { type DocumentNode, parse } from 'graphql';
+import type { DocumentNode, validate } from 'graphql';
+import { Parser } from 'graphql/language/parser.js';
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
+import { refuseOperation } from './request-errors.js';
+
+/**
+ * Parses a document, at most `maxTokens` tokens of it: a longer one is QUERY_TOO_COMPLEX, found by
+ * graphql-js's own count as it reads (the same rule for Yoga's parse and the batch rules').
+ */
+export function parseDocument(text: string, maxTokens: number): DocumentNode {
+  const parser = new Parser(text, { maxTokens });
+  try {
+    return parser.parseDocument();
+  } catch (error) {
+    if (parser.tokenCount <= maxTokens) throw error;
+  }
+  // Thrown here, outside the parser: an error keeps the frames of its stack until it is read, and
+  // the parser's frames hold every token read so far.
+  throw refuseOperation(
+    'QUERY_TOO_COMPLEX',
+    `The document has more than ${maxTokens} tokens (names, punctuation and values), the limit; send a smaller one`,
+  );
+}
 
 /**
  * Parsed GraphQL documents by text: Yoga's parse cache (documents, and the parse errors of texts
@@ -32,7 +53,7 @@ export function documentBytes(text: string, document: DocumentNode): number {
   return 2 * text.length + 1024 * tokens;
 }
 
-/** A parse error keeps its source text, and a little more. */
+/** A parse error keeps its source text, and a little more (its stack once written out). */
 const errorBytes = (text: string) => 2 * text.length + 1024;
 
 type Entry = { document: DocumentNode } | { error: Error };
@@ -69,6 +90,9 @@ export function createDocumentCache(maxTokens: number, maxBytes: number): Docume
         return entry && 'error' in entry ? entry.error : undefined;
       },
       set(text, error) {
+        // Written out now, the stack holds nothing else: until then it holds the frames it was
+        // thrown from, and what they reference (a parser's tokens: 250 KB for 2,000 of them).
+        void error.stack;
         keep(text, { error }, errorBytes(text));
       },
     },
@@ -77,7 +101,7 @@ export function createDocumentCache(maxTokens: number, maxBytes: number): Docume
       if (!document) {
         if (entries.has(text)) return undefined; // a parse error Yoga reports itself
         try {
-          document = parse(text, { maxTokens });
+          document = parseDocument(text, maxTokens);
         } catch {
           return undefined;
         }
@@ -92,13 +116,29 @@ export function createDocumentCache(maxTokens: number, maxBytes: number): Docume
   };
 }
 
-/** Drops each document that fails validation from the cache (see `createDocumentCache`). */
-export function forgetInvalidDocuments(cache: DocumentCache): Plugin {
+export interface DocumentRules {
+  maxTokens: number;
+  /** Validation as every transport runs it (`boundedValidation`). */
+  validate: typeof validate;
+}
+
+/**
+ * How Yoga parses (`parseDocument`: the token limit) and validates a document, and the cache's
+ * rule that a document failing validation is dropped (see `createDocumentCache`).
+ */
+export function documentRules(
+  cache: DocumentCache,
+  { maxTokens, validate }: DocumentRules,
+): Plugin {
+  const parse = (source: string | { body: string }) =>
+    parseDocument(typeof source === 'string' ? source : source.body, maxTokens);
   return {
-    onValidate:
-      ({ params }) =>
-      ({ result }) => {
+    onParse: ({ setParseFn }) => setParseFn(parse),
+    onValidate: ({ params, setValidationFn }) => {
+      setValidationFn(validate);
+      return ({ result }) => {
         if (result.length > 0) cache.forget(params.documentAST);
-      },
+      };
+    },
   };
 }

@@ -47,10 +47,14 @@ export function requestError(
   error: GraphQLError,
   code: 'GRAPHQL_PARSE_FAILED' | 'GRAPHQL_VALIDATION_FAILED',
 ) {
-  const coded =
-    error.extensions.code && error.extensions.status
-      ? error
-      : withBody(error, { code, message: error.message, status: errorStatus[code] });
+  const { extensions } = error;
+  const status = errorStatus[code];
+  let coded = error;
+  // GraphQL's own errors have no extensions: coded as they are (a copy would compute the
+  // locations again, each a scan of the document).
+  if (Object.keys(extensions).length === 0) Object.assign(extensions, { code, status });
+  else if (!(extensions.code && extensions.status))
+    coded = withBody(error, { code, message: error.message, status });
   // A request error: 400 with application/graphql-response+json, as GraphQL over HTTP says.
   coded.extensions.http ??= { status: 400, spec: true };
   return coded;

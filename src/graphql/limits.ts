@@ -15,19 +15,24 @@ const tooComplex = (message: string) => refuseOperation('QUERY_TOO_COMPLEX', mes
  * the status rule of every GraphQL request error (see `refuseOperation`).
  */
 function markTooComplex(_context: unknown, error: GraphQLError) {
-  // The token limit is enforced by the parser, which prefixes its message.
+  // Armor words its refusals as parse errors; they are not.
   error.message = error.message.replace(/^Syntax Error: /, '');
   Object.assign(error.extensions, tooComplex(error.message).extensions);
 }
 
 const onReject = [markTooComplex];
 
-/** Depth, alias, token and directive limits (graphql-armor). The cost limit is `costLimit`. */
+/**
+ * Depth, alias and directive limits (graphql-armor). The token limit is the parser's
+ * (`parseDocument`), the cost limit `costLimit`.
+ */
 export function queryLimits(limits: Limits): Plugin {
   return EnvelopArmorPlugin({
     maxDepth: { n: limits.graphqlDepth, onReject },
     maxAliases: { n: limits.graphqlAliases, onReject },
-    maxTokens: { n: limits.graphqlTokens, onReject },
+    // Armor's counts through a proxy of the lexer: every read of the lexer goes through a trap,
+    // and every token makes a closure.
+    maxTokens: { enabled: false },
     costLimit: { enabled: false },
     maxDirectives: { onReject },
     // Suggestions help explorers in GraphiQL; the schema is public anyway.

@@ -27,11 +27,11 @@ import type { Metrics } from '../observability/metrics.js';
 import { graphqlTracing } from '../tracing/graphql.js';
 import { tracingEnabled } from '../tracing/hooks.js';
 import type { UsageRecorder } from '../usage/recorder.js';
-import { boundedErrors, boundResults } from './bounded-errors.js';
+import { boundedErrors, boundedValidation, boundResults } from './bounded-errors.js';
 import { compiledQueries } from './compiled-queries.js';
 import { createContext, type GraphQLContext } from './context.js';
 import { demandControl } from './demand-control.js';
-import { createDocumentCache, forgetInvalidDocuments } from './documents.js';
+import { createDocumentCache, documentRules } from './documents.js';
 import { createErrorHandling } from './errors.js';
 import { eventCursors } from './event-cursors.js';
 import { graphiqlOptions } from './graphiql-options.js';
@@ -285,7 +285,10 @@ function createYogaServer(
     }),
     lists.plugin,
     queryLimits(limits),
-    forgetInvalidDocuments(documents),
+    documentRules(documents, {
+      maxTokens: limits.graphqlTokens,
+      validate: boundedValidation(limits),
+    }),
     costLimit(rule),
     // After the batch rules (which price a batch) and the cost limit (which prices an operation).
     demandControl(schema),
