@@ -21,10 +21,7 @@ function bounded(error: GraphQLError, bounds: ErrorBounds): GraphQLError {
   return copy;
 }
 
-/**
- * The errors graphql-js adds when validation stopped at `maxErrors` ("Too many validation
- * errors"): an unknown number of errors stand behind each.
- */
+/** The errors that end a validation stopped before the end: unknown errors stand behind each. */
 const stoppedValidations = new WeakSet<GraphQLError>();
 
 /**
@@ -44,14 +41,17 @@ function leftOut(left: readonly GraphQLError[]): GraphQLError {
 /**
  * Validation that stops once it has found one error more than a refusal lists: each error costs a
  * scan of the document for its line and column, and graphql-js would otherwise collect up to 100.
+ * What graphql-js then adds ("Too many validation errors", or the "Validation aborted." that one
+ * of its rules may add) is replaced by an error of this request's that says validation stopped.
  */
 export function boundedValidation(bounds: ErrorBounds): typeof validate {
   const maxErrors = bounds.errorListItems + 1;
   return (schema, document, rules) => {
     const errors = validate(schema, document, rules, { maxErrors });
-    if (errors.length > maxErrors)
-      stoppedValidations.add(errors[errors.length - 1] as GraphQLError);
-    return errors;
+    if (errors.length <= maxErrors) return errors;
+    const stopped = new GraphQLError('Validation stopped here; more errors may follow');
+    stoppedValidations.add(stopped);
+    return [...errors.slice(0, maxErrors), stopped];
   };
 }
 

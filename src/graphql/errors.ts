@@ -51,7 +51,8 @@ export function requestError(
   const status = errorStatus[code];
   let coded = error;
   // GraphQL's own errors have no extensions: coded as they are (a copy would compute the
-  // locations again, each a scan of the document).
+  // locations again, each a scan of the document). One of them is shared (graphql-js's
+  // "Validation aborted."): it always gets the same code here.
   if (Object.keys(extensions).length === 0) Object.assign(extensions, { code, status });
   else if (!(extensions.code && extensions.status))
     coded = withBody(error, { code, message: error.message, status });
