@@ -58,9 +58,10 @@ export function boundedValidation(bounds: ErrorBounds): typeof validate {
 /**
  * Every error a GraphQL response carries is bounded (its message, its locations), and a refusal (a
  * result without data: a document that does not parse, does not validate, or whose variables do
- * not fit) lists at most `errorListItems` errors (validation stops soon after: `boundedValidation`), a batch's together, each result saying how many
- * of its own were left out. So a refusal stays small whatever the document: each error may quote a
- * name or a value of the request, and a document may have thousands.
+ * not fit) lists at most `errorListItems` errors, a batch's together, each result saying how many
+ * of its own were left out (validation stops soon after: `boundedValidation`). So a refusal stays
+ * small whatever the document: each error may quote a name or a value of the request, and a
+ * document may have thousands.
  */
 export function boundedErrors(bounds: ErrorBounds): Plugin {
   return {

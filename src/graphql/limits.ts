@@ -30,8 +30,8 @@ export function queryLimits(limits: Limits): Plugin {
   return EnvelopArmorPlugin({
     maxDepth: { n: limits.graphqlDepth, onReject },
     maxAliases: { n: limits.graphqlAliases, onReject },
-    // Armor's counts through a proxy of the lexer: every read of the lexer goes through a trap,
-    // and every token makes a closure.
+    // Armor's token counter wraps the lexer in a Proxy: a trap on every read of the lexer, and a
+    // closure per token.
     maxTokens: { enabled: false },
     costLimit: { enabled: false },
     maxDirectives: { onReject },
