@@ -21,8 +21,12 @@ function bounded(error: GraphQLError, bounds: ErrorBounds): GraphQLError {
   return copy;
 }
 
-/** The errors that end a validation stopped before the end: unknown errors stand behind each. */
-const stoppedValidations = new WeakSet<GraphQLError>();
+/** The error that ends a validation stopped before the end: unknown errors stand behind it. */
+class ValidationStopped extends GraphQLError {
+  constructor() {
+    super('Validation stopped here; more errors may follow');
+  }
+}
 
 /**
  * The error that stands for those left out of a refusal: their count (at least, when validation
@@ -31,7 +35,7 @@ const stoppedValidations = new WeakSet<GraphQLError>();
 function leftOut(left: readonly GraphQLError[]): GraphQLError {
   const count = left.length;
   const { code, status } = (left[0] as GraphQLError).extensions;
-  const atLeast = stoppedValidations.has(left[count - 1] as GraphQLError) ? 'At least ' : '';
+  const atLeast = left[count - 1] instanceof ValidationStopped ? 'At least ' : '';
   return new GraphQLError(
     `${atLeast}${count} more ${count === 1 ? 'error was' : 'errors were'} left out; fix these and send the request again to see the rest`,
     { extensions: { code, status } },
@@ -49,9 +53,7 @@ export function boundedValidation(bounds: ErrorBounds): typeof validate {
   return (schema, document, rules) => {
     const errors = validate(schema, document, rules, { maxErrors });
     if (errors.length <= maxErrors) return errors;
-    const stopped = new GraphQLError('Validation stopped here; more errors may follow');
-    stoppedValidations.add(stopped);
-    return [...errors.slice(0, maxErrors), stopped];
+    return [...errors.slice(0, maxErrors), new ValidationStopped()];
   };
 }
 

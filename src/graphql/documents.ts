@@ -15,8 +15,6 @@ export function parseDocument(text: string, maxTokens: number): DocumentNode {
   } catch (error) {
     if (parser.tokenCount <= maxTokens) throw error;
   }
-  // Thrown here, outside the parser: an error keeps the frames of its stack until it is read, and
-  // the parser's frames hold every token read so far.
   throw refuseOperation(
     'QUERY_TOO_COMPLEX',
     `The document has more than ${maxTokens} tokens (names, punctuation and values), the limit; send a smaller one`,
