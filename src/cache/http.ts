@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler, Next } from 'hono';
 import type { AppEnv } from '../http/env.js';
 import { headerOf, plainAnswer, plainParts } from '../http/plain-answer.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -205,10 +205,13 @@ export interface ResponseCacheOptions {
  *   body.
  */
 export function responseCache({ store, metrics }: ResponseCacheOptions): MiddlewareHandler<AppEnv> {
-  const uncached: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const validated = async (c: Context<AppEnv>, next: Next) => {
     await next();
-    if (isRead(c.req.method) && isJson200(c.res)) await addValidators(c);
+    if (isJson200(c.res)) await addValidators(c);
   };
+  // Not async: a POST or another write (a GraphQL operation) gets no validators, and no promise here.
+  const uncached: MiddlewareHandler<AppEnv> = (c, next) =>
+    isRead(c.req.method) ? validated(c, next) : next();
   if (!store) return uncached;
   return async (c, next) => {
     const keyed = await cacheKey(c);

@@ -1,4 +1,4 @@
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler, Next } from 'hono';
 import { type TokenVerifier, viewerOf, WWW_AUTHENTICATE } from '../auth/tokens.js';
 import { anonymous } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
@@ -16,13 +16,7 @@ export function authenticate(
   verify: TokenVerifier,
   { refuseAtOnce }: { refuseAtOnce: boolean },
 ): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    const authorization = c.req.header('authorization');
-    // Without a header the caller is anonymous: no token to wait for.
-    if (authorization === undefined) {
-      c.set('viewer', anonymous);
-      return next();
-    }
+  const withToken = async (c: Context<AppEnv>, next: Next, authorization: string) => {
     try {
       c.set('viewer', await viewerOf(authorization, verify, 'The Authorization header'));
     } catch (error) {
@@ -33,14 +27,20 @@ export function authenticate(
     }
     return next();
   };
+  // Not async: a request without a header (the anonymous reads) makes no promise of its own here.
+  return (c, next) => {
+    const authorization = c.req.header('authorization');
+    if (authorization !== undefined) return withToken(c, next, authorization);
+    c.set('viewer', anonymous);
+    return next();
+  };
 }
 
 /** Refuses a request whose token `authenticate` found invalid: 401 on both edges. */
 export function refuseInvalidToken(): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
+  return (c, next) => {
     const error = c.get('invalidToken');
-    if (!error) return next();
-    return refusal(c, error);
+    return error ? Promise.resolve(refusal(c, error)) : next();
   };
 }
 

@@ -15,9 +15,9 @@ export function restUsage(routes: readonly Route[], recorder: UsageRecorder): Ho
   for (const { spec } of routes) {
     // One list per operation, made once: the recorder keys its tallies by it.
     const coordinates = [spec.operationId] as const;
-    counted.on(spec.method.toUpperCase(), honoPath(spec.path), async (c, next) => {
+    counted.on(spec.method.toUpperCase(), honoPath(spec.path), (c, next) => {
       recorder.record('rest', coordinates, c.get('clientName'));
-      await next();
+      return next();
     });
   }
   return counted;
