@@ -34,6 +34,10 @@ export function accessLog(logger: Logger, clients: ClientNames): MiddlewareHandl
     await next();
     setResponseHeader(c, 'X-Request-Id', requestId);
     const status = c.res.status;
+    // The pages' scripts and styles (a page load is a dozen of them) at debug level.
+    const level = status >= 500 ? 'error' : c.req.path.startsWith('/assets/') ? 'debug' : 'info';
+    // A line nobody reads is not built (the bench and many deployments log warnings only).
+    if (!logger.isLevelEnabled(level)) return;
     const line = {
       requestId,
       method: c.req.method,
@@ -46,9 +50,6 @@ export function accessLog(logger: Logger, clients: ClientNames): MiddlewareHandl
       client: named ? client.name : undefined,
       clientVersion: named ? client.version : undefined,
     };
-    if (status >= 500) logger.error(line, 'request');
-    // The pages' scripts and styles: a page load is a dozen of them.
-    else if (c.req.path.startsWith('/assets/')) logger.debug(line, 'request');
-    else logger.info(line, 'request');
+    logger[level](line, 'request');
   };
 }
