@@ -43,6 +43,13 @@ interface Timing {
 }
 
 /**
+ * Where an operation's timing is kept: on its context, not in a WeakMap (an entry per operation is
+ * work for every scavenge; bench/README.md, fifteenth round).
+ */
+const TIMING = Symbol('operation timing');
+type Timed = { [TIMING]?: Timing };
+
+/**
  * The operations (`graphql_envelop_request`, and their time from parse to the end of execution,
  * `graphql_envelop_request_duration`) by type and bounded name, and their errors by phase and
  * contract code (`graphql_envelop_error_result`): the series Yoga's Prometheus plugin wrote, made
@@ -78,13 +85,13 @@ function operationMetrics(
       errors.inc({ operationType: timing.type, operationName: timing.name, phase, code });
     }
   };
-  const timings = new WeakMap<object, Timing>();
   /** The operation of a document, as the labels name it (before validation it may have none). */
   const timingOf = (context: object, document: DocumentNode | undefined, name?: string | null) => {
-    let timing = timings.get(context);
+    const timed = context as Timed;
+    let timing = timed[TIMING];
     if (!timing) {
       timing = { started: performance.now(), type: 'unknown', name: 'Anonymous' };
-      timings.set(context, timing);
+      timed[TIMING] = timing;
     }
     const operation = document && operationOf(document, name);
     if (operation) {

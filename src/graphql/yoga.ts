@@ -85,7 +85,15 @@ function byOperationKind(
 }
 
 /**
- * Puts what the app hands to an HTTP request (`ServerContext`, waiting in `contexts`) on the server
+ * Where the app's values for an HTTP request wait for its first hook: on the request itself, not in
+ * a WeakMap (an entry per request there is work for every scavenge; bench/README.md, fifteenth
+ * round).
+ */
+const SERVER_CONTEXT = Symbol('server context');
+type WithServerContext = Request & { [SERVER_CONTEXT]?: ServerContext };
+
+/**
+ * Puts what the app hands to an HTTP request (`ServerContext`, waiting on the request) on the server
  * context Yoga made for it, in the first hook of all. Handed to `handleRequest` instead, it would
  * become the prototype of that server context (Yoga's adapter makes it with `Object.create`): a
  * new prototype at every request gives the context, and every object built on it, hidden classes
@@ -94,13 +102,10 @@ function byOperationKind(
  * server context is Yoga's plain `{ waitUntil }`, and the values go on it in the same order at
  * every request.
  */
-function serverContextOf(
-  contexts: WeakMap<Request, ServerContext>,
-  listItems: number,
-): Plugin<object, ServerContext> {
+function serverContextOf(listItems: number): Plugin<object, ServerContext> {
   return {
     onRequestParse({ request, serverContext }) {
-      Object.assign(serverContext, contexts.get(request));
+      Object.assign(serverContext, (request as WithServerContext)[SERVER_CONTEXT]);
       // One budget per HTTP request: the operations of a batch share it (their contexts are made
       // from this one).
       serverContext.listItemBudget = new ListItemBudget(listItems);
@@ -187,8 +192,7 @@ type OperationInstrumentation = (
 
 export function createGraphQLEdge(options: GraphQLEdgeOptions): GraphQLEdge {
   const errors = createErrorHandling(options.logger, options.limits);
-  const contexts = new WeakMap<Request, ServerContext>();
-  const { yoga, operation } = createYogaServer(options, errors, contexts);
+  const { yoga, operation } = createYogaServer(options, errors);
   const errorOf = (error: unknown) => errors.maskError(error) as GraphQLError;
   // Read once: the server adapter is a Proxy whose every property read binds a new function.
   const { handleRequest, getResultForParams } = yoga;
@@ -196,10 +200,10 @@ export function createGraphQLEdge(options: GraphQLEdgeOptions): GraphQLEdge {
     yoga,
     errorOf,
     // Not `yoga.fetch`: it makes every request's abort signal, only to drop the answer of a
-    // client gone before it was ready (the HTTP adapter drops it anyway). The context waits beside
+    // client gone before it was ready (the HTTP adapter drops it anyway). The context waits on
     // the request for the first hook (`serverContextOf`).
     handle: async (request, context) => {
-      contexts.set(request, context);
+      (request as WithServerContext)[SERVER_CONTEXT] = context;
       // No server context: Yoga's adapter then makes a plain one.
       return handleRequest(request, undefined as never);
     },
@@ -243,7 +247,6 @@ function createYogaServer(
     usage,
   }: GraphQLEdgeOptions,
   { maskError, logFailures }: ReturnType<typeof createErrorHandling>,
-  contexts: WeakMap<Request, ServerContext>,
 ) {
   const yielding = mutationsYieldingTurns(baseSchema);
   const schema = cache ? schemaNotingEntities(yielding) : yielding;
@@ -266,7 +269,7 @@ function createYogaServer(
   });
   const plugins = [
     // First: every later hook reads the app's values on the server context.
-    serverContextOf(contexts, limits.graphqlListItems),
+    serverContextOf(limits.graphqlListItems),
     // Before tracing, which wraps the subscribe function it sets.
     sharedEventResults(),
     // Outermost: the operation's span covers every phase and every other plugin's work.

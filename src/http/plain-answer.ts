@@ -12,20 +12,22 @@ export interface PlainParts {
   readonly headers: Readonly<Record<string, string>>;
 }
 
-const partsOf = new WeakMap<Response, PlainParts>();
+const PARTS = Symbol('plain parts');
+type WithParts = Response & { [PARTS]?: PlainParts };
 
 export function plainAnswer(parts: PlainParts): Response {
   const headers = parts.headers as Record<string, string>;
-  const response = new Response(parts.body, { status: parts.status, headers });
-  partsOf.set(response, parts);
+  const response: WithParts = new Response(parts.body, { status: parts.status, headers });
+  response[PARTS] = parts;
   return response;
 }
 
 /** The parts of an answer made by `plainAnswer`; undefined for any other. */
-export const plainParts = (response: Response): PlainParts | undefined => partsOf.get(response);
+export const plainParts = (response: Response): PlainParts | undefined =>
+  (response as WithParts)[PARTS];
 
 /** A header of an answer (lower-case name), read without building a web `Headers` when it can. */
 export function headerOf(response: Response, name: string): string | undefined {
-  const parts = partsOf.get(response);
+  const parts = plainParts(response);
   return parts ? parts.headers[name] : (response.headers.get(name) ?? undefined);
 }
