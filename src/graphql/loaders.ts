@@ -55,68 +55,131 @@ async function through<Row>(shared: SharedRead<Row>, keys: readonly bigint[]) {
   return rows;
 }
 
+type RowOf<Read> = Read extends SharedRead<infer Row> ? Row : never;
+type PetRow = RowOf<SharedReads['pets']>;
+type CategoryRow = RowOf<SharedReads['categories']>;
+type InventoryRow = RowOf<SharedReads['inventory']>;
+type OrderRow = Awaited<ReturnType<typeof ordersByIds>>[number];
+type PetOfCategory = Awaited<ReturnType<typeof petPagesByCategory>>[number];
+type OrderOfPet = Awaited<ReturnType<typeof orderPagesByPet>>[number];
+interface PetsOfCategory {
+  status: string | null | undefined;
+  page: Page;
+}
+
 /**
  * The request's loaders: every read by id and every relation goes through one, so a request
  * costs one statement per kind of row and level, however many rows it returns. Made fresh for
  * each operation with its caller's domain context: nothing cached here outlives it or reaches
- * another caller.
+ * another caller. Each is made when a resolver first asks for it: a point read makes one, not
+ * nine.
  */
-export function createLoaders(
-  domain: DomainContext,
-  shared: SharedReads,
-  options: LoaderOptions = { cache: true },
-) {
-  return {
-    pet: keyedLoader(
-      (ids) => through(shared.pets, ids),
+export class Loaders {
+  #pet?: DataLoader<bigint, PetRow | null>;
+  #category?: DataLoader<bigint, CategoryRow | null>;
+  #inventory?: DataLoader<bigint, InventoryRow | null>;
+  #order?: DataLoader<bigint, OrderRow | null>;
+  #petsOfCategory?: (args: PetsOfCategory) => DataLoader<bigint, PetOfCategory[]>;
+  #petCountOfCategory?: (status: string | null | undefined) => DataLoader<bigint, number>;
+  #ordersOfPet?: (page: Page) => DataLoader<bigint, OrderOfPet[]>;
+  #orderCountOfPet?: DataLoader<bigint, number>;
+
+  constructor(
+    private readonly domain: DomainContext,
+    private readonly shared: SharedReads,
+    private readonly options: LoaderOptions,
+  ) {}
+
+  get pet() {
+    this.#pet ??= keyedLoader(
+      (ids) => through(this.shared.pets, ids),
       (pet) => pet.id,
-      options,
-    ),
-    category: keyedLoader(
-      (ids) => through(shared.categories, ids),
+      this.options,
+    );
+    return this.#pet;
+  }
+
+  get category() {
+    this.#category ??= keyedLoader(
+      (ids) => through(this.shared.categories, ids),
       (category) => category.id,
-      options,
-    ),
-    inventory: keyedLoader(
-      (ids) => through(shared.inventory, ids),
+      this.options,
+    );
+    return this.#category;
+  }
+
+  get inventory() {
+    this.#inventory ??= keyedLoader(
+      (ids) => through(this.shared.inventory, ids),
       (item) => item.petId,
-      options,
-    ),
-    order: keyedLoader(
-      (ids) => ordersByIds(domain, ids),
+      this.options,
+    );
+    return this.#inventory;
+  }
+
+  get order() {
+    this.#order ??= keyedLoader(
+      (ids) => ordersByIds(this.domain, ids),
       (order) => order.id,
-      options,
-    ),
-    petsOfCategory: perArguments(
-      ({ status, page }: { status: string | null | undefined; page: Page }) =>
+      this.options,
+    );
+    return this.#order;
+  }
+
+  get petsOfCategory() {
+    const { domain, options } = this;
+    this.#petsOfCategory ??= perArguments(
+      ({ status, page }: PetsOfCategory) =>
         new DataLoader(async (categoryIds: readonly bigint[]) => {
           const pets = await petPagesByCategory(domain, categoryIds, status, page);
           const groups = groupBy(pets, (pet) => pet.categoryId);
           return categoryIds.map((id) => groups.get(id) ?? []);
         }, options),
-    ),
-    petCountOfCategory: perArguments(
+    );
+    return this.#petsOfCategory;
+  }
+
+  get petCountOfCategory() {
+    const { domain, options } = this;
+    this.#petCountOfCategory ??= perArguments(
       (status: string | null | undefined) =>
         new DataLoader(async (categoryIds: readonly bigint[]) => {
           const counts = await petCountsByCategory(domain, categoryIds, status);
           return categoryIds.map((id) => counts.get(id) ?? 0);
         }, options),
-    ),
-    ordersOfPet: perArguments(
+    );
+    return this.#petCountOfCategory;
+  }
+
+  get ordersOfPet() {
+    const { domain, options } = this;
+    this.#ordersOfPet ??= perArguments(
       (page: Page) =>
         new DataLoader(async (petIds: readonly bigint[]) => {
           const groups = groupBy(await orderPagesByPet(domain, petIds, page), (o) => o.petId);
           return petIds.map((id) => groups.get(id) ?? []);
         }, options),
-    ),
-    orderCountOfPet: new DataLoader(async (petIds: readonly bigint[]) => {
+    );
+    return this.#ordersOfPet;
+  }
+
+  get orderCountOfPet() {
+    const { domain, options } = this;
+    this.#orderCountOfPet ??= new DataLoader(async (petIds: readonly bigint[]) => {
       const counts = await orderCountsByPet(domain, petIds);
       return petIds.map((id) => counts.get(id) ?? 0);
-    }, options),
-  };
+    }, options);
+    return this.#orderCountOfPet;
+  }
 }
 
-export type Loaders = ReturnType<typeof createLoaders>;
+export function createLoaders(
+  domain: DomainContext,
+  shared: SharedReads,
+  options: LoaderOptions = { cache: true },
+): Loaders {
+  return new Loaders(domain, shared, options);
+}
 
 /** Rows read by a list, kept in `loader` so that fields reading them by key again cost nothing. */
 export function primed<Row>(
