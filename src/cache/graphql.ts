@@ -14,6 +14,7 @@ import {
   visitWithTypeInfo,
 } from 'graphql';
 import { handleStreamOrSingleExecutionResult, type Plugin } from 'graphql-yoga';
+import { slot } from '../http/slot.js';
 import { ANY, type Entity, entityTag, listTag, type Tag } from './tags.js';
 
 /** The object types that are entities, with the field that identifies one. */
@@ -119,6 +120,9 @@ interface RequestTags {
   clean: boolean;
 }
 
+/** Where a request's tags wait for its answer. */
+const requestTags = slot<Request, RequestTags>('request tags');
+
 /** The part of the server context this plugin reads: how to tell the cache, on a public read. */
 interface CacheableServerContext {
   cacheable?: ((tags: readonly string[]) => void) | undefined;
@@ -139,17 +143,15 @@ export function cacheTagsPlugin(
   ) => OperationDefinitionNode | undefined,
 ): Plugin<CacheableServerContext> {
   const tagsOfDocument = new WeakMap<DocumentNode, Tag[]>();
-  const byRequest = new WeakMap<Request, RequestTags>();
   return {
     onExecute({ args, extendContext }) {
       const { cacheable, request } = args.contextValue;
       if (!cacheable || !request) return;
-      let seen = byRequest.get(request);
-      if (!seen) {
-        seen = { tags: new Set(), executed: 0, clean: true };
-        byRequest.set(request, seen);
+      let state = requestTags.get(request);
+      if (!state) {
+        state = { tags: new Set(), executed: 0, clean: true };
+        requestTags.set(request, state);
       }
-      const state = seen;
       if (operationOf(args.document, args.operationName)?.operation !== 'query') {
         state.clean = false;
         return;
@@ -171,7 +173,7 @@ export function cacheTagsPlugin(
       };
     },
     onResultProcess({ request, result, serverContext }) {
-      const state = byRequest.get(request);
+      const state = requestTags.get(request);
       const operations = Array.isArray(result) ? result.length : 1;
       if (state?.clean && state.executed === operations)
         (serverContext as CacheableServerContext).cacheable?.([...state.tags]);

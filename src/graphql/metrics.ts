@@ -9,6 +9,7 @@ import {
 } from 'graphql';
 import { handleStreamOrSingleExecutionResult, type Plugin } from 'graphql-yoga';
 import type { Viewer } from '../domain/context.js';
+import { slot } from '../http/slot.js';
 import type { Metrics } from '../observability/metrics.js';
 import { SeriesCounter, SeriesHistogram } from '../observability/series.js';
 import { errorCodeOf } from './errors.js';
@@ -42,12 +43,8 @@ interface Timing {
   name: string;
 }
 
-/**
- * Where an operation's timing is kept: on its context, not in a WeakMap (an entry per operation is
- * work for every scavenge; bench/README.md, fifteenth round).
- */
-const TIMING = Symbol('operation timing');
-type Timed = { [TIMING]?: Timing };
+/** An operation's timing, on its context. */
+const timings = slot<object, Timing>('operation timing');
 
 /**
  * The operations (`graphql_envelop_request`, and their time from parse to the end of execution,
@@ -87,11 +84,10 @@ function operationMetrics(
   };
   /** The operation of a document, as the labels name it (before validation it may have none). */
   const timingOf = (context: object, document: DocumentNode | undefined, name?: string | null) => {
-    const timed = context as Timed;
-    let timing = timed[TIMING];
+    let timing = timings.get(context);
     if (!timing) {
       timing = { started: performance.now(), type: 'unknown', name: 'Anonymous' };
-      timed[TIMING] = timing;
+      timings.set(context, timing);
     }
     const operation = document && operationOf(document, name);
     if (operation) {

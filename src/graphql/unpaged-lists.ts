@@ -7,6 +7,7 @@ import {
   visitWithTypeInfo,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { slot } from '../http/slot.js';
 
 /** The real sizes of the unpaged lists a request asks for, by schema coordinate. */
 export type ListSizes = ReadonlyMap<string, number>;
@@ -62,9 +63,10 @@ export function unpagedLists({ schema, counters, parse }: UnpagedListsOptions): 
     return coordinates;
   };
   const fieldNames = Object.keys(counters).map((coordinate) => coordinate.split('.')[1] ?? '');
-  const counted = new WeakMap<Request, ListSizes | undefined>();
+  const counted = slot<Request, { sizes: ListSizes | undefined }>('list sizes');
   const sizesFor = async (documents: readonly DocumentNode[], request?: Request) => {
-    if (request && counted.has(request)) return counted.get(request);
+    const done = request && counted.get(request);
+    if (done) return done.sizes;
     const coordinates = [...new Set(documents.flatMap(listsIn))];
     let sizes: ListSizes | undefined;
     if (coordinates.length > 0) {
@@ -76,7 +78,7 @@ export function unpagedLists({ schema, counters, parse }: UnpagedListsOptions): 
       sizes = new Map(counts.filter((entry): entry is [string, number] => entry[1] !== undefined));
     }
     // The operations of a batch share the counts made for the whole batch.
-    if (request) counted.set(request, sizes);
+    if (request) counted.set(request, { sizes });
     return sizes;
   };
   return {

@@ -21,6 +21,7 @@ import { DomainError } from '../domain/errors.js';
 import type { Deadline } from '../http/deadline.js';
 import type { AccessLogFields, ClientName, CostAccount, UsageNote } from '../http/env.js';
 import { renderGraphiQLPage } from '../http/graphiql.js';
+import { slot } from '../http/slot.js';
 import type { Idempotency } from '../idempotency/keys.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -84,13 +85,8 @@ function byOperationKind(
   };
 }
 
-/**
- * Where the app's values for an HTTP request wait for its first hook: on the request itself, not in
- * a WeakMap (an entry per request there is work for every scavenge; bench/README.md, fifteenth
- * round).
- */
-const SERVER_CONTEXT = Symbol('server context');
-type WithServerContext = Request & { [SERVER_CONTEXT]?: ServerContext };
+/** Where the app's values for an HTTP request wait for its first hook. */
+const serverContexts = slot<Request, ServerContext>('server context');
 
 /**
  * Puts what the app hands to an HTTP request (`ServerContext`, waiting on the request) on the server
@@ -105,7 +101,7 @@ type WithServerContext = Request & { [SERVER_CONTEXT]?: ServerContext };
 function serverContextOf(listItems: number): Plugin<object, ServerContext> {
   return {
     onRequestParse({ request, serverContext }) {
-      Object.assign(serverContext, (request as WithServerContext)[SERVER_CONTEXT]);
+      Object.assign(serverContext, serverContexts.get(request));
       // One budget per HTTP request: the operations of a batch share it (their contexts are made
       // from this one).
       serverContext.listItemBudget = new ListItemBudget(listItems);
@@ -203,7 +199,7 @@ export function createGraphQLEdge(options: GraphQLEdgeOptions): GraphQLEdge {
     // client gone before it was ready (the HTTP adapter drops it anyway). The context waits on
     // the request for the first hook (`serverContextOf`).
     handle: async (request, context) => {
-      (request as WithServerContext)[SERVER_CONTEXT] = context;
+      serverContexts.set(request, context);
       // No server context: Yoga's adapter then makes a plain one.
       return handleRequest(request, undefined as never);
     },

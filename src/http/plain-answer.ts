@@ -1,3 +1,5 @@
+import { slot } from './slot.js';
+
 /**
  * Answers whose parts stay plain: a string body and a plain object of lower-case headers. Under
  * `@hono/node-server` such a `Response` is its lightweight one, which the adapter writes as it is;
@@ -12,19 +14,17 @@ export interface PlainParts {
   readonly headers: Readonly<Record<string, string>>;
 }
 
-const PARTS = Symbol('plain parts');
-type WithParts = Response & { [PARTS]?: PlainParts };
+const partsOf = slot<Response, PlainParts>('plain parts');
 
 export function plainAnswer(parts: PlainParts): Response {
   const headers = parts.headers as Record<string, string>;
-  const response: WithParts = new Response(parts.body, { status: parts.status, headers });
-  response[PARTS] = parts;
+  const response = new Response(parts.body, { status: parts.status, headers });
+  partsOf.set(response, parts);
   return response;
 }
 
 /** The parts of an answer made by `plainAnswer`; undefined for any other. */
-export const plainParts = (response: Response): PlainParts | undefined =>
-  (response as WithParts)[PARTS];
+export const plainParts = (response: Response): PlainParts | undefined => partsOf.get(response);
 
 /** A header of an answer (lower-case name), read without building a web `Headers` when it can. */
 export function headerOf(response: Response, name: string): string | undefined {
