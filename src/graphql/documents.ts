@@ -22,18 +22,13 @@ export function parseDocument(text: string, maxTokens: number): DocumentNode {
 }
 
 /**
- * Parsed GraphQL documents by text: Yoga's parse cache (documents, and the parse errors of texts
- * that do not parse), which the batch rules read too.
+ * Parsed GraphQL documents by text (documents, and the parse errors of texts that do not parse):
+ * the one parse cache, which Yoga's parse (`documentRules`) and the batch rules read.
  */
 export interface DocumentCache {
-  /** Yoga's `documentCache`. */
-  readonly documents: {
-    get(text: string): DocumentNode | undefined;
-    set(text: string, document: DocumentNode): void;
-  };
-  /** Yoga's `errorCache`: the parse error of a text, so that it is not parsed again. */
-  readonly errors: { get(text: string): Error | undefined; set(text: string, error: Error): void };
-  /** The document of a text, parsed as Yoga would (and kept for it); undefined when it does not. */
+  /** The document of a text, parsed and kept; a text that does not parse throws its error (kept too). */
+  parseOrThrow(text: string): DocumentNode;
+  /** The document of a text, as `parseOrThrow` gives it; undefined when it does not parse. */
   parse(text: string): DocumentNode | undefined;
   /** Drops a document that failed validation: nothing about it is worth keeping. */
   forget(document: DocumentNode): void;
@@ -57,8 +52,8 @@ const errorBytes = (text: string) => 2 * text.length + 1024;
 type Entry = { document: DocumentNode } | { error: Error };
 
 /**
- * The one per-text cache of documents: Yoga's parser reads and fills it (`parserAndValidationCache`),
- * and what is computed from a document hangs off the document object in WeakMaps, so no document
+ * The one per-text cache of documents: Yoga's parse reads and fills it (`documentRules`), and what
+ * is computed from a document hangs off the document object in WeakMaps, so no document
  * text is parsed or walked twice. Bounded in bytes (`documentBytes`, the least recently used go
  * first); a document that would take more than a sixteenth of the bound is not kept at all, nor is
  * one that fails validation, so no stream of distinct or invalid documents can grow the heap.
@@ -70,70 +65,77 @@ export function createDocumentCache(maxTokens: number, maxBytes: number): Docume
   const keep = (text: string, entry: Entry, bytes: number) => {
     if (bytes <= largest) entries.set(text, entry, { size: Math.max(1, bytes) });
   };
-  const documents = {
-    get(text: string) {
-      const entry = entries.get(text);
-      return entry && 'document' in entry ? entry.document : undefined;
-    },
-    set(text: string, document: DocumentNode) {
-      texts.set(document, text);
-      keep(text, { document }, documentBytes(text, document));
-    },
+  const documentOf = (text: string) => {
+    const entry = entries.get(text);
+    return entry && 'document' in entry ? entry.document : undefined;
   };
-  return {
-    documents,
-    errors: {
-      get(text) {
-        const entry = entries.get(text);
-        return entry && 'error' in entry ? entry.error : undefined;
-      },
-      set(text, error) {
+  const parseOrThrow = (text: string) => {
+    const entry = entries.get(text);
+    if (entry) {
+      if ('document' in entry) return entry.document;
+      throw entry.error;
+    }
+    let document: DocumentNode;
+    try {
+      document = parseDocument(text, maxTokens);
+    } catch (error) {
+      if (error instanceof Error) {
         // Written out now, the stack holds nothing else: until then it holds the frames it was
         // thrown from, and what they reference (a parser's tokens: 250 KB for 2,000 of them).
         void error.stack;
         keep(text, { error }, errorBytes(text));
-      },
-    },
-    parse(text) {
-      let document = documents.get(text);
-      if (!document) {
-        if (entries.has(text)) return undefined; // a parse error Yoga reports itself
-        try {
-          document = parseDocument(text, maxTokens);
-        } catch {
-          return undefined;
-        }
-        documents.set(text, document);
       }
-      return document;
+      throw error;
+    }
+    texts.set(document, text);
+    keep(text, { document }, documentBytes(text, document));
+    return document;
+  };
+  return {
+    parseOrThrow,
+    parse(text) {
+      try {
+        return parseOrThrow(text);
+      } catch {
+        return undefined;
+      }
     },
     forget(document) {
       const text = texts.get(document);
-      if (text !== undefined && documents.get(text) === document) entries.delete(text);
+      if (text !== undefined && documentOf(text) === document) entries.delete(text);
     },
   };
 }
 
 export interface DocumentRules {
-  maxTokens: number;
   /** Validation as every transport runs it (`boundedValidation`). */
   validate: typeof validate;
 }
 
 /**
- * How Yoga parses (`parseDocument`: the token limit) and validates a document, and the cache's
- * rule that a document failing validation is dropped (see `createDocumentCache`).
+ * How Yoga parses a document (through the cache: `parseDocument`, the token limit) and validates it
+ * (once per document: a document that passed is not validated again; one that failed is dropped
+ * from the cache, see `createDocumentCache`). Yoga's own parse and validation cache is off: it would
+ * hook both phases and build a key of the rules' names at every request.
+ *
+ * A document's validation is kept by document alone: the rules are the same at every request
+ * (graphql-js's, and armor's limits, which depend on the document only) and so is the schema; the
+ * checks that read variables (the cost limit) run after validation, at every request.
  */
-export function documentRules(
-  cache: DocumentCache,
-  { maxTokens, validate }: DocumentRules,
-): Plugin {
+export function documentRules(cache: DocumentCache, { validate }: DocumentRules): Plugin {
   const parse = (source: string | { body: string }) =>
-    parseDocument(typeof source === 'string' ? source : source.body, maxTokens);
+    cache.parseOrThrow(typeof source === 'string' ? source : source.body);
+  const valid = new WeakSet<DocumentNode>();
+  const validateOnce: typeof validate = (schema, document, ...rest) => {
+    if (valid.has(document)) return [];
+    const errors = validate(schema, document, ...rest);
+    if (errors.length === 0) valid.add(document);
+    return errors;
+  };
   return {
     onParse: ({ setParseFn }) => setParseFn(parse),
     onValidate: ({ params, setValidationFn }) => {
-      setValidationFn(validate);
+      setValidationFn(validateOnce);
       return ({ result }) => {
         if (result.length > 0) cache.forget(params.documentAST);
       };

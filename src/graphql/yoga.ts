@@ -284,10 +284,7 @@ function createYogaServer(
     }),
     lists.plugin,
     queryLimits(limits),
-    documentRules(documents, {
-      maxTokens: limits.graphqlTokens,
-      validate: boundedValidation(limits),
-    }),
+    documentRules(documents, { validate: boundedValidation(limits) }),
     costLimit(rule),
     // After the batch rules (which price a batch) and the cost limit (which prices an operation).
     demandControl(schema),
@@ -338,7 +335,8 @@ function createYogaServer(
     // The app limits bodies before Yoga runs (src/http/body-limit.ts): Yoga's own limit would
     // stream every body through a counter.
     maxRequestBodySize: false,
-    parserAndValidationCache: { documentCache: documents.documents, errorCache: documents.errors },
+    // The parse cache and validation once per document are `documentRules`'.
+    parserAndValidationCache: false,
     // The batch limit is the contract's (QUERY_TOO_COMPLEX, in `batchRules`), not Yoga's.
     batching: { limit: Number.POSITIVE_INFINITY },
     plugins: mergePhases(plugins),
