@@ -14,7 +14,7 @@ import { operationOf } from './operation.js';
  * - a query whose variables do not coerce: graphql-js's errors carry what the contract needs
  *   (locations, the request-error status), graphql-jit's do not;
  * - a document graphql-jit cannot compile.
- * Yoga's parse cache hands the same document object for the same text, so the WeakMap holds.
+ * The parse cache (src/graphql/documents.ts) hands the same document object for the same text, so the WeakMap holds.
  */
 export function compiledQueries(schema: GraphQLSchema): Plugin {
   const compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery | undefined>>();

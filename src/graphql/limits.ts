@@ -60,7 +60,7 @@ export interface CostRule {
 export function costRule({ schema, maxCost }: CostRuleOptions): CostRule {
   // Read the schema's weights now: a `@cost` that is not a weight stops the start.
   costModel(schema);
-  // The estimates that no variable and no data change, by document (Yoga's parse cache keeps one
+  // The estimates that no variable and no data change, by document (the parse cache keeps one
   // object per text, so an entry lives as long as its document is cached) and operation name
   // (only operations the document has: at most its number of operations).
   const fixedCosts = new WeakMap<DocumentNode, Map<string | null, number>>();
@@ -105,7 +105,7 @@ export interface CostContext {
  * The cost limit, in validation over the document Yoga parsed, with the operation's real variable
  * values: every page size counts however it is spelled (see `operationEstimate`). Over the limit
  * the operation is QUERY_TOO_COMPLEX and nothing runs; the refusal is thrown (as armor's limits are),
- * so that Yoga's validation cache, which keeps results by document, never keeps one that depends
+ * so that the validation kept by document (`documentRules`) never keeps a result that depends
  * on variables. Every transport goes through it. The estimate is left on the context, where the
  * cost budget and the response's `extensions.cost` read it (src/graphql/demand-control.ts).
  */
@@ -130,7 +130,7 @@ export interface BatchRulesOptions {
   /** The most operations a batched request may hold. */
   limit: number;
   rule: CostRule;
-  /** The parsed document of each operation of a batch (Yoga's parse cache; undefined: none). */
+  /** The parsed document of each operation of a batch (the parse cache; undefined: none). */
   documentsOf: (batch: readonly unknown[]) => (DocumentNode | undefined)[];
   /** The sizes of the unpaged lists the documents of a request ask for. */
   sizesFor: (

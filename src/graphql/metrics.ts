@@ -140,7 +140,7 @@ function operationMetrics(
 
 /**
  * `Type.field` for each deprecated field a document selects and `field.argument` for each
- * deprecated argument it passes, found once per document (Yoga's parse cache hands the same
+ * deprecated argument it passes, found once per document (the parse cache hands the same
  * document object for the same text).
  */
 function deprecatedUses() {

@@ -8,8 +8,8 @@ import {
 const operations = new WeakMap<DocumentNode, Map<string, OperationDefinitionNode>>();
 
 /**
- * The operation a document runs for an operation name, found once per document and name: Yoga
- * hands the same document object for the same text (its parse cache), so every plugin that asks
+ * The operation a document runs for an operation name, found once per document and name: the
+ * parse cache hands the same document object for the same text, so every plugin that asks
  * (the cache, compiled queries, mutations' loaders, names on the access line) shares one answer.
  */
 export function operationOf(
@@ -32,7 +32,7 @@ export function operationOf(
 
 /**
  * `derive` of an operation, made once per schema, document and operation name and kept with the
- * document: it goes when Yoga's parse cache lets the document go (GRAPHQL_DOCUMENT_CACHE_BYTES).
+ * document: it goes when the parse cache lets the document go (GRAPHQL_DOCUMENT_CACHE_BYTES).
  * A name the document has no operation for answers undefined and keeps nothing.
  */
 export function perOperation<T>(

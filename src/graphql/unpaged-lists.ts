@@ -21,7 +21,7 @@ export interface UnpagedListsOptions {
   schema: GraphQLSchema;
   /** How to count each unpaged list, by schema coordinate (`Query.categories`). */
   counters: Record<string, () => Promise<number>>;
-  /** The parsed document of a query text (Yoga's parse cache), undefined when it does not parse. */
+  /** The parsed document of a query text (the parse cache), undefined when it does not parse. */
   parse: (text: string) => DocumentNode | undefined;
 }
 
