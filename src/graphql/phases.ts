@@ -121,15 +121,59 @@ const merge: Record<Phase, (hooks: Hook[]) => unknown> = {
   },
 
   // Parse and validation are synchronous in envelop: their hooks return an after-hook, never a promise.
-  onParse: (hooks) => (outer: Payload) =>
-    inOrder(syncAfterHooks(hooks, tracking(outer, 'parseFn', 'setParseFn')), (done) =>
-      tracking(done, 'result', 'replaceParseResult'),
-    ),
+  onParse: (hooks) => (outer: Payload) => {
+    const payload = {
+      context: outer.context,
+      extendContext: outer.extendContext,
+      params: outer.params,
+      parseFn: outer.parseFn,
+      setParseFn(fn: unknown) {
+        payload.parseFn = fn;
+        (outer.setParseFn as (fn: unknown) => void)(fn);
+      },
+      setParsedDocument: outer.setParsedDocument,
+    };
+    return inOrder(syncAfterHooks(hooks, payload), (done: Payload) => {
+      const afterPayload = {
+        context: done.context,
+        extendContext: done.extendContext,
+        result: done.result,
+        replaceParseResult(result: unknown) {
+          afterPayload.result = result;
+          (done.replaceParseResult as (result: unknown) => void)(result);
+        },
+      };
+      return afterPayload;
+    });
+  },
 
-  onValidate: (hooks) => (outer: Payload) =>
-    inOrder(syncAfterHooks(hooks, tracking(outer, 'validateFn', 'setValidationFn')), (done) =>
-      tracking(done, 'result', 'setResult'),
-    ),
+  onValidate: (hooks) => (outer: Payload) => {
+    const payload = {
+      context: outer.context,
+      extendContext: outer.extendContext,
+      params: outer.params,
+      validateFn: outer.validateFn,
+      addValidationRule: outer.addValidationRule,
+      setValidationFn(fn: unknown) {
+        payload.validateFn = fn;
+        (outer.setValidationFn as (fn: unknown) => void)(fn);
+      },
+      setResult: outer.setResult,
+    };
+    return inOrder(syncAfterHooks(hooks, payload), (done: Payload) => {
+      const afterPayload = {
+        valid: done.valid,
+        result: done.result,
+        context: done.context,
+        extendContext: done.extendContext,
+        setResult(result: unknown) {
+          afterPayload.result = result;
+          (done.setResult as (result: unknown) => void)(result);
+        },
+      };
+      return afterPayload;
+    });
+  },
 
   onExecute: (hooks) => (outer: Payload) => {
     let stopped = false;
@@ -186,16 +230,6 @@ const merge: Record<Phase, (hooks: Hook[]) => unknown> = {
   },
 };
 
-/** A copy of envelop's payload `outer` whose `setter` also keeps `key` current for later hooks. */
-function tracking(outer: Payload, key: string, setter: string): Payload {
-  const payload: Payload = { ...outer };
-  payload[setter] = (value: unknown) => {
-    payload[key] = value;
-    (outer[setter] as (value: unknown) => void)(value);
-  };
-  return payload;
-}
-
 /** Calls each of `hooks` with `payload`, none of which waits, and returns the after-hooks they gave. */
 function syncAfterHooks(hooks: readonly Hook[], payload: object): Hook[] {
   const returned: Hook[] = [];
@@ -207,7 +241,7 @@ function syncAfterHooks(hooks: readonly Hook[], payload: object): Hook[] {
 }
 
 /** After-hooks as one, each called in turn with one payload (`payloadOf`) that the setters keep current. */
-function inOrder(hooks: readonly Hook[], payloadOf: (outer: Payload) => Payload) {
+function inOrder(hooks: readonly Hook[], payloadOf: (outer: Payload) => object) {
   if (hooks.length === 0) return undefined;
   if (hooks.length === 1) return hooks[0];
   return (outer: Payload) => {
