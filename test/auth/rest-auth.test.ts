@@ -121,13 +121,19 @@ describeDb('authorisation over REST', () => {
   });
 
   it('refuses a token that was accepted (and kept verified) once it has expired', async () => {
-    const authorization = await bearer(['pets:write'], { expiresIn: 1 });
+    // Three seconds, not one: `exp` is in whole seconds, so a one-second token minted late in a
+    // second could expire before a loaded machine had answered both reads.
+    const authorization = await bearer(['pets:write'], { expiresIn: 3 });
     const client = withAuthorization(app(), authorization);
     const read = () => rest(client, 'GET', '/categories');
     expect((await read()).status).toBe(200);
     expect((await read()).status).toBe(200);
-    // `exp` is in whole seconds: wait until the second after it has begun.
-    await new Promise((resolve) => setTimeout(resolve, 2100));
+    // Wait until the second after `exp` has begun.
+    const payload = authorization.split('.')[1] ?? '';
+    const { exp } = JSON.parse(Buffer.from(payload, 'base64url').toString()) as { exp: number };
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.max(0, exp * 1000 - Date.now()) + 1100),
+    );
     expectError(await read(), 401, 'UNAUTHENTICATED', /expired/);
   });
 });
