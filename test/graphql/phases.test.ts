@@ -1,4 +1,4 @@
-import type { ExecutionResult } from 'graphql';
+import { type ExecutionResult, GraphQLError } from 'graphql';
 import { createSchema, createYoga, type Plugin } from 'graphql-yoga';
 import { describe, expect, it } from 'vitest';
 import { mergePhases } from '../../src/graphql/phases.js';
@@ -42,6 +42,32 @@ function plugins(trace: string[]): Plugin[] {
         if (params.query === '{ slow }') return Promise.resolve().then(() => note('a waited'));
         setParams({ ...params, extensions: { seen: 'a' } });
       },
+      onParse: ({ params, parseFn, setParseFn }) => {
+        note(`a parse ${params.source}`);
+        setParseFn(function counted(source, options) {
+          note('a parser');
+          return parseFn(source, options);
+        });
+        return ({ result, replaceParseResult }) => {
+          note(`a parsed ${result instanceof Error ? 'error' : 'document'}`);
+          if (result instanceof Error) replaceParseResult(new GraphQLError(`a: ${result.message}`));
+        };
+      },
+      onValidate: ({ validateFn, setValidationFn, addValidationRule }) => {
+        note(`a validate ${validateFn.name}`);
+        addValidationRule(() => {
+          note('a rule');
+          return {};
+        });
+        setValidationFn(function checked(...args) {
+          note('a validator');
+          return validateFn(...args);
+        });
+        return ({ valid, result, setResult }) => {
+          note(`a validated ${valid} ${result.length}`);
+          if (!valid) setResult(result.map((error) => new GraphQLError(`a: ${error.message}`)));
+        };
+      },
       onExecute: ({ executeFn, setExecuteFn, args, setResultAndStopExecution }) => {
         note(`a execute ${executeFn.name || 'default'}`);
         if (args.contextValue.request.headers.get('x-stop'))
@@ -74,6 +100,15 @@ function plugins(trace: string[]): Plugin[] {
       },
       onParams: ({ params }) => {
         note(`b params ${params.query} ${JSON.stringify(params.extensions)}`);
+      },
+      onParse: ({ parseFn }) => {
+        note(`b parse ${parseFn.name}`);
+        return ({ result }) =>
+          note(`b parsed ${result instanceof Error ? result.message : 'document'}`);
+      },
+      onValidate: ({ validateFn }) => {
+        note(`b validate ${validateFn.name}`);
+        return ({ valid, result }) => note(`b validated ${valid} ${result[0]?.message ?? ''}`);
       },
       onExecute: ({ executeFn, setExecuteFn }) => {
         note(`b execute ${executeFn.name}`);
@@ -131,6 +166,8 @@ describe('the policies hooks merged into one hook per phase', () => {
       post('{ slow }'),
       post('{ hello }', { 'x-stop': '1' }),
       post('{ hello }', { 'x-end': '1' }),
+      post('{ nope }'),
+      post('{ hello'),
       () =>
         new Request('http://localhost/graphql', {
           method: 'POST',
@@ -150,6 +187,11 @@ describe('the policies hooks merged into one hook per phase', () => {
     expect(yoga.trace).toContain('a waited');
     expect(yoga.trace).toContain('b execute wrapped');
     expect(yoga.trace).not.toContain('b execute default');
+    expect(yoga.trace).toContain('b parse counted');
+    expect(yoga.trace).toContain('b parsed a: Syntax Error: Expected Name, found <EOF>.');
+    expect(yoga.trace).toContain('b validate checked');
+    expect(yoga.trace).toContain('a rule');
+    expect(yoga.trace.filter((entry) => entry.startsWith('b validated false a: '))).toHaveLength(1);
   });
 
   it('leave the other hooks where they were and drop plugins left with none', () => {
@@ -158,8 +200,10 @@ describe('the policies hooks merged into one hook per phase', () => {
       'onExecute',
       'onExecutionResult',
       'onParams',
+      'onParse',
       'onRequestParse',
       'onResultProcess',
+      'onValidate',
     ]);
     expect(rest.map((plugin) => Object.keys(plugin))).toEqual([['onSchemaChange']]);
     const single: Plugin[] = [{ onExecute: () => {} }, { onParse: () => {} }];
