@@ -127,48 +127,44 @@ export class Loaders {
   }
 
   get petsOfCategory() {
-    const { domain, options } = this;
     this.#petsOfCategory ??= perArguments(
       ({ status, page }: PetsOfCategory) =>
         new DataLoader(async (categoryIds: readonly bigint[]) => {
-          const pets = await petPagesByCategory(domain, categoryIds, status, page);
+          const pets = await petPagesByCategory(this.domain, categoryIds, status, page);
           const groups = groupBy(pets, (pet) => pet.categoryId);
           return categoryIds.map((id) => groups.get(id) ?? []);
-        }, options),
+        }, this.options),
     );
     return this.#petsOfCategory;
   }
 
   get petCountOfCategory() {
-    const { domain, options } = this;
     this.#petCountOfCategory ??= perArguments(
       (status: string | null | undefined) =>
         new DataLoader(async (categoryIds: readonly bigint[]) => {
-          const counts = await petCountsByCategory(domain, categoryIds, status);
+          const counts = await petCountsByCategory(this.domain, categoryIds, status);
           return categoryIds.map((id) => counts.get(id) ?? 0);
-        }, options),
+        }, this.options),
     );
     return this.#petCountOfCategory;
   }
 
   get ordersOfPet() {
-    const { domain, options } = this;
     this.#ordersOfPet ??= perArguments(
       (page: Page) =>
         new DataLoader(async (petIds: readonly bigint[]) => {
-          const groups = groupBy(await orderPagesByPet(domain, petIds, page), (o) => o.petId);
+          const groups = groupBy(await orderPagesByPet(this.domain, petIds, page), (o) => o.petId);
           return petIds.map((id) => groups.get(id) ?? []);
-        }, options),
+        }, this.options),
     );
     return this.#ordersOfPet;
   }
 
   get orderCountOfPet() {
-    const { domain, options } = this;
     this.#orderCountOfPet ??= new DataLoader(async (petIds: readonly bigint[]) => {
-      const counts = await orderCountsByPet(domain, petIds);
+      const counts = await orderCountsByPet(this.domain, petIds);
       return petIds.map((id) => counts.get(id) ?? 0);
-    }, options);
+    }, this.options);
     return this.#orderCountOfPet;
   }
 }
