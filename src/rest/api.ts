@@ -1,4 +1,4 @@
-import { type Context, Hono } from 'hono';
+import { type Context, type Handler, Hono, type MiddlewareHandler } from 'hono';
 import { entityTag, listTag, type Tag } from '../cache/tags.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
@@ -56,10 +56,13 @@ export function createRestApi({
   idempotency,
 }: RestApiOptions): Hono<AppEnv> {
   const api = new Hono<AppEnv>();
+  const guarded = answeringFailures(restErrorHandler(logger, config.limits));
   const maxBytes = config.limits.bodyBytes;
-  const tooLarge = limitBody(maxBytes, () => {
-    throw new DomainError('PAYLOAD_TOO_LARGE', bodyTooLargeMessage(maxBytes));
-  });
+  const tooLarge = guarded(
+    limitBody(maxBytes, () => {
+      throw new DomainError('PAYLOAD_TOO_LARGE', bodyTooLargeMessage(maxBytes));
+    }),
+  );
 
   for (const route of allRoutes) {
     const { spec } = route;
@@ -87,26 +90,50 @@ export function createRestApi({
       return route.run(c, deps);
     };
     const traced = (c: Context<AppEnv>) => inSpan(spanName, attributes, () => handle(c));
-    const answer = tracingEnabled() ? traced : handle;
+    const answer = guarded(tracingEnabled() ? traced : handle);
     // Only a route with a body has the body limit.
     if (spec.body) api.on(spec.method.toUpperCase(), honoPath(spec.path), tooLarge, answer);
     else api.on(spec.method.toUpperCase(), honoPath(spec.path), answer);
   }
 
   for (const [path, allow] of allowedMethods(allRoutes)) {
-    api.all(honoPath(path), (c) => {
-      throw new MethodNotAllowed(
-        `${c.req.method} is not allowed on ${c.req.path}; allowed: ${allow}`,
-        allow,
-      );
-    });
+    api.all(
+      honoPath(path),
+      guarded((c) => {
+        throw new MethodNotAllowed(
+          `${c.req.method} is not allowed on ${c.req.path}; allowed: ${allow}`,
+          allow,
+        );
+      }),
+    );
   }
-  api.all('*', (c) => {
-    throw new DomainError('NOT_FOUND', `No route ${c.req.method} ${c.req.path}`);
-  });
-
-  api.onError(restErrorHandler(logger, config.limits));
+  api.all(
+    '*',
+    guarded((c) => {
+      throw new DomainError('NOT_FOUND', `No route ${c.req.method} ${c.req.path}`);
+    }),
+  );
   return api;
+}
+
+/**
+ * Each handler of the façade answers its own failures. Not the sub-app's `onError`: mounted with
+ * `app.route`, a sub-app with an error handler of its own has every route wrapped in two more
+ * async layers (a composed chain of none, and its dispatch) at every request: 1.5 of the 38 KB a
+ * read by id allocates.
+ */
+function answeringFailures(onError: ReturnType<typeof restErrorHandler>) {
+  return <H extends Handler<AppEnv> | MiddlewareHandler<AppEnv>>(handler: H): H =>
+    ((c: Context<AppEnv>, next: () => Promise<void>) => {
+      try {
+        const answer = handler(c, next);
+        return answer instanceof Promise
+          ? answer.catch((error: unknown) => onError(error as Error, c))
+          : answer;
+      } catch (error) {
+        return onError(error as Error, c);
+      }
+    }) as H;
 }
 
 /** Each path with its `Allow` value; HEAD is answered wherever GET is. */
