@@ -144,7 +144,7 @@ export function cacheTagsPlugin(
 ): Plugin<CacheableServerContext> {
   const tagsOfDocument = new WeakMap<DocumentNode, Tag[]>();
   return {
-    onExecute({ args, extendContext }) {
+    onExecute({ args }) {
       const { cacheable, request } = args.contextValue;
       if (!cacheable || !request) return;
       let state = requestTags.get(request);
@@ -162,7 +162,8 @@ export function cacheTagsPlugin(
         tagsOfDocument.set(args.document, documentTagList);
       }
       const tags = new Set(documentTagList);
-      extendContext({ [noted]: tags } as never);
+      // In place, not through `extendContext` (an `Object.assign`; see src/graphql/context.ts).
+      (args.contextValue as { [noted]?: Set<Tag> })[noted] = tags;
       return {
         onExecuteDone: (payload) =>
           handleStreamOrSingleExecutionResult(payload, ({ result }) => {

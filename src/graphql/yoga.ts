@@ -39,7 +39,7 @@ import { graphiqlOptions } from './graphiql-options.js';
 import { idempotentMutations } from './idempotency.js';
 import { batchRules, costLimit, costRule, queryLimits } from './limits.js';
 import { ListItemBudget } from './list-items.js';
-import { createLoaders } from './loaders.js';
+import { createLoaders, type Loaders } from './loaders.js';
 import { graphqlMetrics } from './metrics.js';
 import { mutationsYieldingTurns } from './mutation-turns.js';
 import { operationOf } from './operation.js';
@@ -69,7 +69,7 @@ function byOperationKind(
   shared: SharedReads,
 ): Plugin<GraphQLContext & { deadline?: Deadline; transport?: string }> {
   return {
-    onExecute({ args, extendContext }) {
+    onExecute({ args }) {
       const type = operationOf(args.document, args.operationName)?.operation ?? 'query';
       const { contextValue } = args;
       if (contextValue.transport === 'websocket')
@@ -80,7 +80,10 @@ function byOperationKind(
       if (type !== 'mutation') return;
       if (contextValue.deadline)
         (args as { signal?: AbortSignal }).signal = contextValue.deadline.signal;
-      extendContext({ loaders: createLoaders(contextValue.domain, shared, { cache: false }) });
+      // Written in place, not through `extendContext` (an `Object.assign`; see createContext).
+      (contextValue as { loaders: Loaders }).loaders = createLoaders(contextValue.domain, shared, {
+        cache: false,
+      });
     },
   };
 }
@@ -105,6 +108,21 @@ function serverContextOf(listItems: number): Plugin<object, ServerContext> {
       // One budget per HTTP request: the operations of a batch share it (their contexts are made
       // from this one).
       serverContext.listItemBudget = new ListItemBudget(listItems);
+    },
+  };
+}
+
+/**
+ * Puts what resolvers share (`createContext`) on each operation's context, in place: Yoga's
+ * `context` option would hand what it returns to envelop, which copies it over with
+ * `Object.assign` (see createContext for why that is slow).
+ */
+function operationContext(
+  build: (context: ServerContext & { request?: Request }) => void,
+): Plugin<ServerContext> {
+  return {
+    onContextBuilding({ context }) {
+      build(context as ServerContext & { request?: Request });
     },
   };
 }
@@ -266,6 +284,21 @@ function createYogaServer(
   const plugins = [
     // First: every later hook reads the app's values on the server context.
     serverContextOf(limits.graphqlListItems),
+    operationContext((context) =>
+      createContext(
+        { db: database.prisma, dialect: database.dialect, viewer: context.viewer, changes },
+        shared,
+        // Over a WebSocket each operation has its own (and each event of a subscription).
+        context.listItemBudget ?? new ListItemBudget(limits.graphqlListItems),
+        { client: context.client, subscriptions },
+        {
+          events,
+          request: context.request as Request | undefined,
+          transportEndsAtExpiry: context.transport === 'websocket',
+        },
+        context,
+      ),
+    ),
     // Before tracing, which wraps the subscribe function it sets.
     sharedEventResults(),
     // Outermost: the operation's span covers every phase and every other plugin's work.
@@ -318,19 +351,6 @@ function createYogaServer(
       // Unexpected errors are logged once, with their path, by the error masker.
       error: (...args) => logger.debug(args),
     },
-    context: ({ viewer, client, request, transport, listItemBudget }) =>
-      createContext(
-        { db: database.prisma, dialect: database.dialect, viewer, changes },
-        shared,
-        // Over a WebSocket each operation has its own (and each event of a subscription).
-        listItemBudget ?? new ListItemBudget(limits.graphqlListItems),
-        { client, subscriptions },
-        {
-          events,
-          request: request as Request | undefined,
-          transportEndsAtExpiry: transport === 'websocket',
-        },
-      ),
     fetchAPI: { Response: LateBoundResponse as unknown as typeof Response },
     // The app limits bodies before Yoga runs (src/http/body-limit.ts): Yoga's own limit would
     // stream every body through a counter.
