@@ -104,8 +104,8 @@ const serverContexts = slot<Request, ServerContext>('server context');
 function serverContextOf(listItems: number): Plugin<object, ServerContext> {
   return {
     onRequestParse({ request, serverContext }) {
-      // A copy by key: at most twelve properties (an HTTP request hands nine), or V8 makes the context a
-      // dictionary (see createContext).
+      // A copy by key: at most twelve properties (an HTTP request hands nine), or V8 makes the
+      // context a dictionary (see createContext).
       Object.assign(serverContext, serverContexts.get(request));
       // One budget per HTTP request: the operations of a batch share it (their contexts are made
       // from this one).
