@@ -73,7 +73,7 @@ export function createContext(
   context.listItems = listItems;
   context.subscriber = subscriber;
   context.source = source;
-  // `this`: the context resolvers get, which a caller may have copied from this one (the floor's).
+  // `this`: the context resolvers get, which may be a copy of this one (through Yoga's `context`).
   context.nextEvent = function nextEvent(this: { loaders: Loaders; listItems: ListItemBudget }) {
     this.loaders = createLoaders(domain, shared);
     this.listItems = new ListItemBudget(listItems.limit);
