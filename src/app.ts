@@ -31,7 +31,7 @@ import type { AppEnv } from './http/env.js';
 import { errorResponse } from './http/error-response.js';
 import { graphiqlAssets } from './http/graphiql.js';
 import { landingRoutes } from './http/landing.js';
-import { setResponseHeader } from './http/response-header.js';
+import { setResponseHeaders } from './http/response-header.js';
 import { databaseLimitMs, timeLimit } from './http/time-limit.js';
 import { createIdempotency } from './idempotency/keys.js';
 import { createLogger, type Logger, terminalDestination } from './logger.js';
@@ -184,7 +184,7 @@ function routes(options: RoutesOptions): Hono<AppEnv> {
   const { limits, usage } = options;
   const app = new Hono<AppEnv>();
   // First: the server span (tracing on) holds everything the request does, its log lines too.
-  if (tracingEnabled()) app.use(traceHttp(setResponseHeader));
+  if (tracingEnabled()) app.use(traceHttp(setResponseHeaders));
   // First, so that they see every request, including those of routes mounted later.
   app.use(accessLog(logger, options.clientNames), httpMetrics(metrics));
   // Probes, metrics and static pages answer before the token check and the rate limit.

@@ -1,7 +1,8 @@
 import { hash } from 'node:crypto';
 import type { Context, MiddlewareHandler, Next } from 'hono';
 import type { AppEnv } from '../http/env.js';
-import { headerOf, plainAnswer, plainParts } from '../http/plain-answer.js';
+import { headerOf, plainAnswer, plainParts, replaceResponse } from '../http/plain-answer.js';
+import { requestHeader } from '../http/request-header.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { CachedResponse, CacheStore } from './store.js';
 import {
@@ -144,7 +145,7 @@ function withValidators(
   etag: string,
 ): Response {
   const validated: Record<string, string> = { ...headers, etag, 'cache-control': cacheControl(c) };
-  if (ifNoneMatch(c.req.header('if-none-match'), etag)) {
+  if (ifNoneMatch(requestHeader(c, 'if-none-match'), etag)) {
     delete validated['content-type'];
     delete validated['content-length'];
     return plainAnswer({ status: 304, body: null, headers: validated });
@@ -172,12 +173,6 @@ async function fromCache(c: Context<AppEnv>, cached: CachedResponse): Promise<Re
   if (!isRead(c.req.method))
     return new Response(body, { status: 200, headers: { ...cached.headers } });
   return withValidators(c, body, cached.headers, cached.etag);
-}
-
-/** Replaces the response whole (Hono would otherwise copy the old one's headers into it). */
-function replaceResponse(c: Context, response: Response): void {
-  c.res = undefined;
-  c.res = response;
 }
 
 /** Whether a response is a 200 JSON answer (never an event stream, which would never end). */

@@ -1,3 +1,4 @@
+import type { Context } from 'hono';
 import { slot } from './slot.js';
 
 /**
@@ -30,4 +31,10 @@ export const plainParts = (response: Response): PlainParts | undefined => partsO
 export function headerOf(response: Response, name: string): string | undefined {
   const parts = plainParts(response);
   return parts ? parts.headers[name] : (response.headers.get(name) ?? undefined);
+}
+
+/** Replaces a request's answer whole (Hono would otherwise copy the old one's headers into it). */
+export function replaceResponse(c: Context, response: Response): void {
+  c.res = undefined;
+  c.res = response;
 }

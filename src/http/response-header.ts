@@ -1,24 +1,34 @@
 import type { ServerResponse } from 'node:http';
 import type { Context } from 'hono';
+import { plainAnswer, plainParts, replaceResponse } from './plain-answer.js';
 
 /**
- * Puts a header on a request's answer once the answer is ready. Served by Node (`c.env.outgoing`),
- * it goes on the Node response, which `writeHead` merges with the answer's own headers: the
- * answer's web `Headers` is never built for it (a cache hit or a REST answer carries plain
- * headers, and would otherwise build one per request for this alone). In-process (`app.fetch`),
- * it goes on the answer.
+ * Adds headers to a request's answer once the answer is ready. A plain answer
+ * (src/http/plain-answer.ts: a REST answer, a cache hit) gets a new one with them among its own,
+ * so that Node writes one object of headers: a header put on the Node response instead
+ * (`setHeader`) sends every header of the answer through `setHeader` too, Node's slow path.
+ * Any other answer served by Node gets them on the Node response (`c.env.outgoing`), which
+ * `writeHead` merges with the answer's: its web `Headers` is never built for them. In-process
+ * (`app.fetch`), they go on the answer.
  */
-export function setResponseHeader(c: Context, name: string, value: string): void {
+export function setResponseHeaders(c: Context, headers: Readonly<Record<string, string>>): void {
+  const parts = plainParts(c.res);
+  if (parts) {
+    const merged: Record<string, string> = { ...parts.headers };
+    for (const name in headers) merged[name.toLowerCase()] = headers[name] as string;
+    replaceResponse(c, plainAnswer({ ...parts, headers: merged }));
+    return;
+  }
   const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
   if (outgoing && !outgoing.headersSent) {
-    outgoing.setHeader(name, value);
+    for (const name in headers) outgoing.setHeader(name, headers[name] as string);
     return;
   }
   try {
-    c.res.headers.set(name, value);
+    for (const name in headers) c.res.headers.set(name, headers[name] as string);
   } catch {
     // Some responses have immutable headers; copy them into a new response.
     c.res = new Response(c.res.body, c.res);
-    c.res.headers.set(name, value);
+    for (const name in headers) c.res.headers.set(name, headers[name] as string);
   }
 }

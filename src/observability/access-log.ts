@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AccessLogFields, AppEnv } from '../http/env.js';
-import { setResponseHeader } from '../http/response-header.js';
+import { requestHeader } from '../http/request-header.js';
+import { setResponseHeaders } from '../http/response-header.js';
 import type { Logger } from '../logger.js';
 import { annotateSpan } from '../tracing/hooks.js';
 import type { ClientNames } from './client-name.js';
@@ -17,9 +18,9 @@ import { requestIdFrom } from './request-id.js';
 export function accessLog(logger: Logger, clients: ClientNames): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const started = performance.now();
-    const requestId = requestIdFrom(c.req.header('x-request-id'));
+    const requestId = requestIdFrom(requestHeader(c, 'x-request-id'));
     const fields: AccessLogFields = {};
-    const client = clients.of((name) => c.req.header(name));
+    const client = clients.of((name) => requestHeader(c, name));
     c.set('requestId', requestId);
     c.set('clientName', client);
     c.set('accessLog', fields);
@@ -32,7 +33,7 @@ export function accessLog(logger: Logger, clients: ClientNames): MiddlewareHandl
     // Lines about this request carry the id only where their code passes it (REST and GraphQL
     // failures, readiness; see createLogger): the id travels on the context, not in the logger.
     await next();
-    setResponseHeader(c, 'X-Request-Id', requestId);
+    setResponseHeaders(c, { 'X-Request-Id': requestId });
     const status = c.res.status;
     // The pages' scripts and styles (a page load is a dozen of them) at debug level.
     const level = status >= 500 ? 'error' : c.req.path.startsWith('/assets/') ? 'debug' : 'info';

@@ -1,8 +1,8 @@
 import type { Metric, Registry } from 'prom-client';
 
 /**
- * Counters and histograms for what every request counts. A request finds its series by one string
- * key in a Map and adds to numbers; the registry reads the totals only when /metrics is scraped.
+ * Counters and histograms for what every request counts. A request finds its series through one
+ * Map a label (no key is built) and adds to numbers; the registry reads the totals only when /metrics is scraped.
  * prom-client's own `inc` and `observe` validate the labels and hash them on every call: with the
  * object spreads around them, a tenth of a cache hit's CPU. The exposition is prom-client's (the
  * registry formats what `get` returns), so the series read the same as before.
@@ -19,12 +19,18 @@ interface MetricOptions<L extends string> {
   registers: Registry[];
 }
 
+/** The series of a metric by their label values, one level a label: no key is built to find one. */
+type SeriesTree<Entry> = Map<string | undefined, SeriesTree<Entry> | Entry>;
+
 abstract class Series<L extends string, Entry> {
   readonly name: string;
   readonly help: string;
   readonly aggregator = 'sum';
   protected readonly labelNames: readonly L[];
-  protected readonly series = new Map<string, { labels: Labels<L>; entry: Entry }>();
+  /** Every series, in the order they appeared: what the registry reads. */
+  protected readonly series: { labels: Labels<L>; entry: Entry }[] = [];
+  #tree: SeriesTree<Entry> = new Map();
+  #unlabelled: Entry | undefined;
 
   constructor(options: MetricOptions<L>) {
     this.name = options.name;
@@ -46,14 +52,35 @@ abstract class Series<L extends string, Entry> {
   }
 
   protected entryOf(labels: Labels<L> | undefined): Entry {
-    let key = '';
-    for (const name of this.labelNames) key += `${labels?.[name]}\u0000`;
-    let found = this.series.get(key);
-    if (!found) {
-      found = { labels: this.ownLabels(labels), entry: this.create() };
-      this.series.set(key, found);
+    const names = this.labelNames;
+    if (names.length === 0) {
+      this.#unlabelled ??= this.#add(labels);
+      return this.#unlabelled;
     }
-    return found.entry;
+    let level = this.#tree;
+    const last = names.length - 1;
+    for (let at = 0; at < last; at++) {
+      const value = labels?.[names[at] as L];
+      let next = level.get(value) as SeriesTree<Entry> | undefined;
+      if (!next) {
+        next = new Map();
+        level.set(value, next);
+      }
+      level = next;
+    }
+    const value = labels?.[names[last] as L];
+    let entry = level.get(value) as Entry | undefined;
+    if (!entry) {
+      entry = this.#add(labels);
+      level.set(value, entry);
+    }
+    return entry;
+  }
+
+  #add(labels: Labels<L> | undefined): Entry {
+    const entry = this.create();
+    this.series.push({ labels: this.ownLabels(labels), entry });
+    return entry;
   }
 
   /** A copy with the label names only: the caller's object may carry more, or change. */
@@ -64,7 +91,9 @@ abstract class Series<L extends string, Entry> {
   }
 
   reset(): void {
-    this.series.clear();
+    this.series.length = 0;
+    this.#tree = new Map();
+    this.#unlabelled = undefined;
   }
 }
 
@@ -80,12 +109,12 @@ export class SeriesCounter<L extends string = never> extends Series<L, { value: 
   }
 
   async get() {
-    const values: { labels: Record<string, string>; value: number }[] = [
-      ...this.series.values(),
-    ].map(({ labels, entry }) => ({
-      labels,
-      value: entry.value,
-    }));
+    const values: { labels: Record<string, string>; value: number }[] = this.series.map(
+      ({ labels, entry }) => ({
+        labels,
+        value: entry.value,
+      }),
+    );
     // A counter without labels reads 0 before its first count, as prom-client's does.
     if (this.labelNames.length === 0 && values.length === 0) values.push({ labels: {}, value: 0 });
     return this.withValues(values);
@@ -116,7 +145,7 @@ export class SeriesHistogram<L extends string> extends Series<
   async get() {
     const values: { labels: Record<string, string | number>; value: number; metricName: string }[] =
       [];
-    for (const { labels, entry } of this.series.values()) {
+    for (const { labels, entry } of this.series) {
       let cumulative = 0;
       BUCKETS.forEach((bound, index) => {
         cumulative += entry.counts[index] ?? 0;

@@ -2,7 +2,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { Viewer } from '../domain/context.js';
 import type { AppEnv, CostBudgetStatus } from '../http/env.js';
 import { errorResponse } from '../http/error-response.js';
-import { setResponseHeader } from '../http/response-header.js';
+import { setResponseHeaders } from '../http/response-header.js';
 import type { CostBudget } from './cost-budget.js';
 
 /**
@@ -178,6 +178,6 @@ export function rateLimits({
       });
     }
     await next();
-    for (const [name, value] of Object.entries(await fields())) setResponseHeader(c, name, value);
+    setResponseHeaders(c, await fields());
   };
 }

@@ -77,7 +77,8 @@ export function createRestApi({
       // Refuse a caller without the scope before reading the request (the domain checks again).
       // A replay passes here too: it gives the caller nothing this route would not.
       if (spec.scope) requireScope(viewer, spec.scope);
-      const tags = routeTags(spec, c.req.param() as Record<string, string>);
+      const params = c.req.param() as Record<string, string>;
+      const tags = routeTags(spec, params);
       if (tags) c.get('cacheable')?.(tags);
       const deps = {
         domain: { db: database.prisma, dialect: database.dialect, viewer, changes },
@@ -86,8 +87,10 @@ export function createRestApi({
       };
       // After the scope check: a request refused before authorisation leaves its key unused.
       if (owner !== undefined)
-        return runIdempotent(c, idempotency, owner, deps, (keyedDeps) => route.run(c, keyedDeps));
-      return route.run(c, deps);
+        return runIdempotent(c, idempotency, owner, deps, (keyedDeps) =>
+          route.run(c, keyedDeps, params),
+        );
+      return route.run(c, deps, params);
     };
     const traced = (c: Context<AppEnv>) => inSpan(spanName, attributes, () => handle(c));
     const answer = guarded(tracingEnabled() ? traced : handle);

@@ -96,8 +96,11 @@ type AnySpec = RouteSpec<z.ZodObject | undefined, z.ZodObject | undefined, z.Zod
 
 export interface Route {
   readonly spec: AnySpec;
-  /** Reads and checks the request (body, path, query), then runs the handler. */
-  run(c: Context<AppEnv>, deps: HandlerDeps): Promise<Response>;
+  /**
+   * Reads and checks the request (body, path, query), then runs the handler. `params` are the
+   * path's parameters as Hono decoded them (`c.req.param()`, which decodes them anew at each call).
+   */
+  run(c: Context<AppEnv>, deps: HandlerDeps, params: Record<string, string>): Promise<Response>;
 }
 
 export function defineRoute<
@@ -114,13 +117,13 @@ export function defineRoute<
 ): Route {
   return {
     spec: spec as AnySpec,
-    async run(c, deps) {
+    async run(c, deps, params) {
       const body = spec.body
         ? withoutProperties(await readJsonObject(c), ignoredProperties(spec.body))
         : undefined;
       const bounds = deps.config.limits;
       const input = {
-        params: spec.params ? check(spec.params, c.req.param(), 'path', bounds) : undefined,
+        params: spec.params ? check(spec.params, params, 'path', bounds) : undefined,
         query: spec.query
           ? check(spec.query, queryValues(c, spec.query), 'query', bounds)
           : undefined,

@@ -68,10 +68,10 @@ function endServerSpan(span: Otel.Span, method: string, route: string | undefine
  * most of what tracing cost (with 10% sampled, +35% CPU per request with it, +11% without): it
  * binds every listener of every response to the request's context and computes its attributes
  * before the sampler decides. This makes the same span for a few microseconds (bench/README.md).
- * `setResponseHeader` is the app's one way of adding a header to an answer that is ready.
+ * `setResponseHeaders` is the app's one way of adding headers to an answer that is ready.
  */
 export function traceHttp(
-  setResponseHeader: (c: Context, name: string, value: string) => void,
+  setResponseHeaders: (c: Context, headers: Readonly<Record<string, string>>) => void,
 ): MiddlewareHandler {
   const tracing = activeTracing();
   if (!tracing) return (_c, next) => next();
@@ -88,7 +88,7 @@ export function traceHttp(
     try {
       await tracing.api.context.with(context, next);
     } finally {
-      setResponseHeader(c, TRACE_RESPONSE_HEADER, traceparentOf(span.spanContext()));
+      setResponseHeaders(c, { [TRACE_RESPONSE_HEADER]: traceparentOf(span.spanContext()) });
       endServerSpan(span, method, routePath(c), c.res.status);
     }
   };
