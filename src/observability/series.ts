@@ -3,9 +3,9 @@ import type { Metric, Registry } from 'prom-client';
 /**
  * Counters and histograms for what every request counts. A request finds its series through one
  * Map a label (no key is built) and adds to numbers; the registry reads the totals only when
- * /metrics is scraped. prom-client's own `inc` and `observe` validate the labels and hash them on every call: with the
- * object spreads around them, a tenth of a cache hit's CPU. The exposition is prom-client's (the
- * registry formats what `get` returns), so the series read the same as before.
+ * /metrics is scraped. prom-client's own `inc` and `observe` validate the labels and hash them on
+ * every call: with the object spreads around them, a tenth of a cache hit's CPU. The exposition is
+ * prom-client's (the registry formats what `get` returns), so the series read the same as before.
  *
  * Label values must be bounded by the caller (BoundedLabel, route patterns, status codes): every
  * distinct combination is a series kept until the process ends, as in prom-client.
