@@ -26,7 +26,7 @@ const isRead = (method: string) => method === 'GET' || method === 'HEAD';
 async function cacheKey(
   c: Context<AppEnv>,
 ): Promise<{ key: string; body: string | undefined } | undefined> {
-  if (c.req.header('authorization') !== undefined) return undefined;
+  if (requestHeader(c, 'authorization') !== undefined) return undefined;
   const { method, url } = c.req.raw;
   const graphql = c.req.path === '/graphql';
   let body: string | undefined;
@@ -122,7 +122,7 @@ async function withCostReport(
 }
 
 const cacheControl = (c: Context<AppEnv>) =>
-  c.req.header('authorization') === undefined ? PUBLIC_CACHE_CONTROL : PRIVATE_CACHE_CONTROL;
+  requestHeader(c, 'authorization') === undefined ? PUBLIC_CACHE_CONTROL : PRIVATE_CACHE_CONTROL;
 
 /** An answer's body and headers: its plain parts when it has them (REST's), else read from it. */
 async function contentOf(

@@ -4,6 +4,7 @@ import { anonymous } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
 import type { AppEnv } from './env.js';
 import { errorResponse } from './error-response.js';
+import { requestHeader } from './request-header.js';
 
 /**
  * Sets the request's viewer from `Authorization: Bearer <JWT>`; no header means anonymous. A header
@@ -29,7 +30,7 @@ export function authenticate(
   };
   // Not async: a request without a header (the anonymous reads) makes no promise of its own here.
   return (c, next) => {
-    const authorization = c.req.header('authorization');
+    const authorization = requestHeader(c, 'authorization');
     if (authorization !== undefined) return withToken(c, next, authorization);
     c.set('viewer', anonymous);
     return next();

@@ -83,6 +83,11 @@ export interface AppEnv {
      * it is refused with 401 (src/http/authenticate.ts).
      */
     invalidToken: DomainError | undefined;
+    /**
+     * Headers every answer to the request carries, whoever gives it, known before there is one:
+     * the request id, a deprecated route's marks (src/http/response-header.ts).
+     */
+    answerHeaders: Record<string, string>;
     /** A call of a deprecated REST route: its answer carries `Deprecation` (src/rest/deprecation.ts). */
     deprecated: true | undefined;
     /** On /graphql while the cost budget is on: the caller's budget (src/rate-limit/). */

@@ -1,6 +1,19 @@
 import type { ServerResponse } from 'node:http';
 import type { Context } from 'hono';
+import type { AppEnv } from './env.js';
 import { plainAnswer, plainParts, replaceResponse } from './plain-answer.js';
+
+/**
+ * Notes headers that every answer to the request carries, whoever gives it (the handler, the token
+ * check, the time limit): the access log, outermost, puts them on the answer with the request id
+ * once it is ready, so that the answer is remade once for all of them.
+ */
+export function addAnswerHeaders(
+  c: Context<AppEnv>,
+  headers: Readonly<Record<string, string>>,
+): void {
+  Object.assign(c.get('answerHeaders'), headers);
+}
 
 /**
  * Adds headers to a request's answer once the answer is ready. A plain answer

@@ -9,8 +9,8 @@ import { requestIdFrom } from './request-id.js';
 
 /**
  * Gives each request its id (a sane incoming `X-Request-Id`, else a new one) and its client name
- * (bounded, see ClientNames; on the server span too), echoes the id on the response, and writes one
- * JSON access line when the response is ready. Only the method, the path (never the query string),
+ * (bounded, see ClientNames; on the server span too), and when the response is ready puts the id
+ * and the other answer headers (`addAnswerHeaders`) on it and writes one JSON access line. Only the method, the path (never the query string),
  * the operation name, the status, the error codes the answer carries, the duration, the token
  * subject and the client's name and version (when it sends one) are logged: no other header, so no
  * tokens.
@@ -20,10 +20,12 @@ export function accessLog(logger: Logger, clients: ClientNames): MiddlewareHandl
     const started = performance.now();
     const requestId = requestIdFrom(requestHeader(c, 'x-request-id'));
     const fields: AccessLogFields = {};
+    const answerHeaders: Record<string, string> = { 'X-Request-Id': requestId };
     const client = clients.of((name) => requestHeader(c, name));
     c.set('requestId', requestId);
     c.set('clientName', client);
     c.set('accessLog', fields);
+    c.set('answerHeaders', answerHeaders);
     const named = client.name !== 'unknown';
     if (named)
       annotateSpan({
@@ -33,7 +35,7 @@ export function accessLog(logger: Logger, clients: ClientNames): MiddlewareHandl
     // Lines about this request carry the id only where their code passes it (REST and GraphQL
     // failures, readiness; see createLogger): the id travels on the context, not in the logger.
     await next();
-    setResponseHeaders(c, { 'X-Request-Id': requestId });
+    setResponseHeaders(c, answerHeaders);
     const status = c.res.status;
     // The pages' scripts and styles (a page load is a dozen of them) at debug level.
     const level = status >= 500 ? 'error' : c.req.path.startsWith('/assets/') ? 'debug' : 'info';

@@ -2,7 +2,7 @@ import { type Context, Hono } from 'hono';
 import type { Config } from '../config.js';
 import { DomainError } from '../domain/errors.js';
 import type { AppEnv } from '../http/env.js';
-import { setResponseHeaders } from '../http/response-header.js';
+import { addAnswerHeaders } from '../http/response-header.js';
 import { type Deprecation, honoPath, type Route } from './route.js';
 
 /** RFC 3339 without milliseconds, e.g. 2027-06-30T00:00:00Z. */
@@ -29,10 +29,10 @@ export function deprecatedRoutes(routes: readonly Route[], config: Config): Hono
   for (const { spec } of routes) {
     if (!spec.deprecation) continue;
     const headers = deprecationHeaders(spec.deprecation, config);
-    marked.on(spec.method.toUpperCase(), honoPath(spec.path), async (c, next) => {
+    marked.on(spec.method.toUpperCase(), honoPath(spec.path), (c, next) => {
       c.set('deprecated', true);
-      await next();
-      setResponseHeaders(c, headers);
+      addAnswerHeaders(c, headers);
+      return next();
     });
   }
   return marked;

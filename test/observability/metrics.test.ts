@@ -4,7 +4,9 @@ import { expect, it } from 'vitest';
 import { anonymous } from '../../src/domain/context.js';
 import { graphqlMetrics } from '../../src/graphql/metrics.js';
 import type { AppEnv } from '../../src/http/env.js';
+import { accessLog } from '../../src/observability/access-log.js';
 import { BoundedLabel } from '../../src/observability/bounded-label.js';
+import { ClientNames } from '../../src/observability/client-name.js';
 import { httpMetrics } from '../../src/observability/http-metrics.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { metricsRoutes } from '../../src/observability/metrics-route.js';
@@ -245,14 +247,17 @@ describeDb('deprecated calls per client', () => {
   const app = useTestApp();
 
   /**
-   * The app's middleware order (metrics first, auth next, the deprecated routes' marks, the REST
+   * The app's middleware order (access log and metrics first, auth next, the deprecated routes' marks, the REST
    * façade mounted later under /api), with routes that answer like `GET /api/pets/{petId}`
    * (deprecated) and `GET /api/pets`.
    */
   function gateway() {
     const metrics = createMetrics(app().database);
     const hono = new Hono<AppEnv>();
-    hono.use(httpMetrics(metrics));
+    hono.use(
+      accessLog(app().logger, new ClientNames(app().config.clientNames)),
+      httpMetrics(metrics),
+    );
     // Stands in for the auth middleware: a verified token's subject becomes the viewer.
     hono.use(async (c, next) => {
       const subject = c.req.header('x-subject');
