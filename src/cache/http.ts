@@ -124,13 +124,25 @@ async function withCostReport(
 const cacheControl = (c: Context<AppEnv>) =>
   requestHeader(c, 'authorization') === undefined ? PUBLIC_CACHE_CONTROL : PRIVATE_CACHE_CONTROL;
 
-/** An answer's body and headers: its plain parts when it has them (REST's), else read from it. */
-async function contentOf(
-  response: Response,
-): Promise<{ body: string; headers: Readonly<Record<string, string>> }> {
+interface Content {
+  body: string;
+  headers: Readonly<Record<string, string>>;
+}
+
+/** An answer's body and headers, when it has plain parts with a body (REST's): read at once. */
+function plainContentOf(response: Response): Content | undefined {
   const parts = plainParts(response);
-  if (parts?.body != null) return { body: parts.body, headers: parts.headers };
-  return { body: await response.text(), headers: Object.fromEntries(response.headers) };
+  return parts?.body != null ? (parts as Content) : undefined;
+}
+
+/** An answer's body and headers: its plain parts when it has them, else read from it. */
+async function contentOf(response: Response): Promise<Content> {
+  return (
+    plainContentOf(response) ?? {
+      body: await response.text(),
+      headers: Object.fromEntries(response.headers),
+    }
+  );
 }
 
 /**
@@ -157,8 +169,7 @@ function withValidators(
  * Validators on an answer that is not cached: its ETag as the edge set it (REST computes it where
  * it writes the JSON), else a hash of its body (of a GraphQL one, without its cost report).
  */
-async function addValidators(c: Context<AppEnv>): Promise<void> {
-  const { body, headers } = await contentOf(c.res);
+function addValidators(c: Context<AppEnv>, { body, headers }: Content): void {
   const etag =
     headers.etag ?? strongETag(c.req.path === '/graphql' ? withoutCostReport(body).body : body);
   replaceResponse(c, withValidators(c, body, headers, etag));
@@ -202,7 +213,8 @@ export interface ResponseCacheOptions {
 export function responseCache({ store, metrics }: ResponseCacheOptions): MiddlewareHandler<AppEnv> {
   const validated = async (c: Context<AppEnv>, next: Next) => {
     await next();
-    if (isJson200(c.res)) await addValidators(c);
+    // A plain answer (REST's) is validated with no promise of its own.
+    if (isJson200(c.res)) addValidators(c, plainContentOf(c.res) ?? (await contentOf(c.res)));
   };
   // Not async: a POST or another write (a GraphQL operation) gets no validators, and no promise here.
   const uncached: MiddlewareHandler<AppEnv> = (c, next) =>
