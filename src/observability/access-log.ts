@@ -9,11 +9,11 @@ import { requestIdFrom } from './request-id.js';
 
 /**
  * Gives each request its id (a sane incoming `X-Request-Id`, else a new one) and its client name
- * (bounded, see ClientNames; on the server span too), and when the response is ready puts the id
- * and the other answer headers (`addAnswerHeaders`) on it and writes one JSON access line. Only the method, the path (never the query string),
- * the operation name, the status, the error codes the answer carries, the duration, the token
- * subject and the client's name and version (when it sends one) are logged: no other header, so no
- * tokens.
+ * (bounded, see ClientNames; on the server span too); when the response is ready, puts the id and
+ * the other answer headers (`addAnswerHeaders`) on it and writes one JSON access line. Only the
+ * method, the path (never the query string), the operation name, the status, the error codes the
+ * answer carries, the duration, the token subject and the client's name and version (when it sends
+ * one) are logged: no other header, so no tokens.
  */
 export function accessLog(logger: Logger, clients: ClientNames): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
