@@ -52,9 +52,8 @@ import {
 import { RedisCostBucketStore, RedisRateLimitStore } from './rate-limit/redis-store.js';
 import { connectRedis, type RedisConnection } from './redis.js';
 import { createRestApi, REST_BASE_PATH } from './rest/api.js';
-import { deprecatedRoutes } from './rest/deprecation.js';
+import { routeMarks } from './rest/marks.js';
 import { allRoutes } from './rest/routes/index.js';
-import { restUsage } from './rest/usage.js';
 import { tracingEnabled } from './tracing/hooks.js';
 import { traceHttp } from './tracing/http.js';
 import { countCachedAnswers } from './usage/cached-answers.js';
@@ -201,10 +200,9 @@ function routes(options: RoutesOptions): Hono<AppEnv> {
   const edges = ['/graphql', REST_BASE_PATH, `${REST_BASE_PATH}/*`];
   const cors = corsPolicy(config.corsOrigins);
   if (cors) for (const path of edges) app.use(path, cors);
-  // Before the token check and the rate limit, so that their answers carry the headers too.
-  app.route(REST_BASE_PATH, deprecatedRoutes(allRoutes, config));
-  // Before the token check and the cache: every call counts, answered from the cache or refused.
-  app.route(REST_BASE_PATH, restUsage(allRoutes, usage));
+  // Before the token check, the rate limit and the cache: every call counts, answered from the
+  // cache or refused, and a deprecated route's answers carry its headers, whoever gives them.
+  app.route(REST_BASE_PATH, routeMarks(allRoutes, { config, usage }));
   app.use(timeLimit(config.limits.requestTimeoutMs));
   // The caller is identified first (the budgets are per client), but a bad token is refused only
   // after the rate limit has counted it: a flood of them is limited like any other traffic.

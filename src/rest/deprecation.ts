@@ -1,9 +1,9 @@
-import { type Context, Hono } from 'hono';
+import type { Context } from 'hono';
 import type { Config } from '../config.js';
 import { DomainError } from '../domain/errors.js';
 import type { AppEnv } from '../http/env.js';
 import { addAnswerHeaders } from '../http/response-header.js';
-import { type Deprecation, honoPath, type Route } from './route.js';
+import type { Deprecation, Route } from './route.js';
 
 /** RFC 3339 without milliseconds, e.g. 2027-06-30T00:00:00Z. */
 export function instant(date: Date): string {
@@ -20,22 +20,20 @@ export function deprecationHeaders(deprecation: Deprecation, config: Config) {
 }
 
 /**
- * The headers of every deprecated route, set on each answer it gives, whoever gives it: the
- * handler, or the token check and the rate limit that run before it (registered ahead of them).
- * The HTTP metrics count these calls as deprecated calls (`deprecated` on the context).
+ * The marks of a deprecated route (none for another): its headers, noted for every answer it
+ * gives, whoever gives it (the handler, the token check, the rate limit; see src/rest/marks.ts),
+ * and `deprecated` on the context, which the HTTP metrics count as a deprecated call.
  */
-export function deprecatedRoutes(routes: readonly Route[], config: Config): Hono<AppEnv> {
-  const marked = new Hono<AppEnv>();
-  for (const { spec } of routes) {
-    if (!spec.deprecation) continue;
-    const headers = deprecationHeaders(spec.deprecation, config);
-    marked.on(spec.method.toUpperCase(), honoPath(spec.path), (c, next) => {
-      c.set('deprecated', true);
-      addAnswerHeaders(c, headers);
-      return next();
-    });
-  }
-  return marked;
+export function deprecationMark(
+  spec: Route['spec'],
+  config: Config,
+): ((c: Context<AppEnv>) => void) | undefined {
+  if (!spec.deprecation) return undefined;
+  const headers = deprecationHeaders(spec.deprecation, config);
+  return (c) => {
+    c.set('deprecated', true);
+    addAnswerHeaders(c, headers);
+  };
 }
 
 /** Past its sunset a deprecated route is gone: 410 ENDPOINT_SUNSET. */

@@ -10,7 +10,7 @@ import { ClientNames } from '../../src/observability/client-name.js';
 import { httpMetrics } from '../../src/observability/http-metrics.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { metricsRoutes } from '../../src/observability/metrics-route.js';
-import { deprecatedRoutes } from '../../src/rest/deprecation.js';
+import { routeMarks } from '../../src/rest/marks.js';
 import { allRoutes } from '../../src/rest/routes/index.js';
 import { createTestApp, describeDb, useTestApp } from '../helpers/app.js';
 import { parseMetrics, sampleValue, scrape } from '../helpers/metrics.js';
@@ -268,7 +268,8 @@ describeDb('deprecated calls per client', () => {
       await next();
     });
     hono.route('/', metricsRoutes(metrics));
-    hono.route('/api', deprecatedRoutes(allRoutes, app().config));
+    const noUsage = { enabled: false, record: () => {} };
+    hono.route('/api', routeMarks(allRoutes, { config: app().config, usage: noUsage }));
     const api = new Hono<AppEnv>();
     api.get('/pets', (c) => c.json([]));
     api.get('/pets/:petId', (c) => c.json({ id: c.req.param('petId') }));
