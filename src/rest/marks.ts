@@ -1,10 +1,9 @@
 import { Hono } from 'hono';
 import type { Config } from '../config.js';
 import type { AppEnv } from '../http/env.js';
-import type { UsageRecorder } from '../usage/recorder.js';
 import { deprecationMark } from './deprecation.js';
 import { honoPath, type Route } from './route.js';
-import { usageCount } from './usage.js';
+import { type UsageCounter, usageCount } from './usage.js';
 
 /**
  * What every call of a REST route gets before the token check, the rate limit and the cache, so
@@ -14,7 +13,7 @@ import { usageCount } from './usage.js';
  */
 export function routeMarks(
   routes: readonly Route[],
-  { config, usage }: { config: Config; usage: Pick<UsageRecorder, 'enabled' | 'record'> },
+  { config, usage }: { config: Config; usage: UsageCounter },
 ): Hono<AppEnv> {
   const marked = new Hono<AppEnv>();
   for (const { spec } of routes) {

@@ -3,6 +3,9 @@ import type { AppEnv } from '../http/env.js';
 import type { UsageRecorder } from '../usage/recorder.js';
 import type { Route } from './route.js';
 
+/** What a route's count needs of the usage recorder. */
+export type UsageCounter = Pick<UsageRecorder, 'enabled' | 'record'>;
+
 /**
  * Counts every call to a REST operation by its operation id, per client name and version, whatever
  * its answer (a call refused for its token, its rate or its sunset is still a client calling it):
@@ -11,7 +14,7 @@ import type { Route } from './route.js';
  */
 export function usageCount(
   spec: Route['spec'],
-  recorder: Pick<UsageRecorder, 'enabled' | 'record'>,
+  recorder: UsageCounter,
 ): ((c: Context<AppEnv>) => void) | undefined {
   if (!recorder.enabled) return undefined;
   // One list per operation, made once: the recorder keys its tallies by it.

@@ -247,8 +247,8 @@ describeDb('deprecated calls per client', () => {
   const app = useTestApp();
 
   /**
-   * The app's middleware order (access log and metrics first, auth next, the deprecated routes' marks, the REST
-   * façade mounted later under /api), with routes that answer like `GET /api/pets/{petId}`
+   * The app's middleware order (access log and metrics first, auth next, the deprecated routes'
+   * marks, the REST façade mounted later under /api), with routes that answer like `GET /api/pets/{petId}`
    * (deprecated) and `GET /api/pets`.
    */
   function gateway() {
