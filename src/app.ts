@@ -24,6 +24,7 @@ import { serveWebSockets, type WebSocketTransport } from './graphql/websocket.js
 import { createGraphQLEdge, type GraphQLEdge } from './graphql/yoga.js';
 import { authenticate, refuseInvalidToken } from './http/authenticate.js';
 import { bodyTooLargeMessage, limitBody } from './http/body-limit.js';
+import { chain, type Link } from './http/chain.js';
 import { clientAddress } from './http/client-address.js';
 import { corsPolicy } from './http/cors.js';
 import { docsRoutes } from './http/docs.js';
@@ -51,9 +52,7 @@ import {
 } from './rate-limit/middleware.js';
 import { RedisCostBucketStore, RedisRateLimitStore } from './rate-limit/redis-store.js';
 import { connectRedis, type RedisConnection } from './redis.js';
-import { createRestApi, REST_BASE_PATH } from './rest/api.js';
-import { routeMarks } from './rest/marks.js';
-import { allRoutes } from './rest/routes/index.js';
+import { createRestApi, REST_BASE_PATH, type RestApiOptions } from './rest/api.js';
 import { tracingEnabled } from './tracing/hooks.js';
 import { traceHttp } from './tracing/http.js';
 import { countCachedAnswers } from './usage/cached-answers.js';
@@ -169,7 +168,8 @@ interface RoutesOptions {
   database: Database;
   state: SharedState;
   graphql: GraphQLEdge;
-  rest: Hono<AppEnv>;
+  /** The REST façade's own parts; the routes add the policies. */
+  rest: Omit<RestApiOptions, 'usage' | 'policies'>;
   verify: TokenVerifier;
   developmentToken: DevelopmentToken;
   limits: RateLimits;
@@ -184,12 +184,8 @@ function routes(options: RoutesOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   // First: the server span (tracing on) holds everything the request does, its log lines too.
   if (tracingEnabled()) app.use(traceHttp(setResponseHeaders));
-  // First, so that they see every request, including those of routes mounted later. One link of
-  // Hono's chain for both (each costs a promise and a microtask): the metrics never answer, they
-  // only wrap what follows, so the access log can call them as its `next`.
-  const logged = accessLog(logger, options.clientNames);
-  const counted = httpMetrics(metrics);
-  app.use((c, next) => logged(c, () => counted(c, next) as Promise<void>));
+  // First, so that they see every request, including those of routes mounted later.
+  app.use(accessLog(logger, options.clientNames, httpMetrics(metrics)));
   // Probes, metrics and static pages answer before the token check and the rate limit.
   app.route('/', healthRoutes(database, logger, state.redis));
   app.route('/', metricsRoutes(metrics));
@@ -200,46 +196,56 @@ function routes(options: RoutesOptions): Hono<AppEnv> {
   const edges = ['/graphql', REST_BASE_PATH, `${REST_BASE_PATH}/*`];
   const cors = corsPolicy(config.corsOrigins);
   if (cors) for (const path of edges) app.use(path, cors);
-  // Before the token check, the rate limit and the cache: every call counts, answered from the
-  // cache or refused, and a deprecated route's answers carry its headers, whoever gives them.
-  app.route(REST_BASE_PATH, routeMarks(allRoutes, { config, usage }));
-  app.use(timeLimit(config.limits.requestTimeoutMs));
-  // The caller is identified first (the budgets are per client), but a bad token is refused only
-  // after the rate limit has counted it: a flood of them is limited like any other traffic.
-  // Without a limit nothing counts it, and the token check refuses it itself.
+  // What every request to an edge walks, as one chain per route (src/http/chain.ts: one link of
+  // Hono's chain instead of one each). The caller is identified first (the budgets are per client),
+  // but a bad token is refused only after the rate limit has counted it: a flood of them is
+  // limited like any other traffic. Without a limit nothing counts it, and the token check refuses
+  // it itself.
   const limited = limits.requests !== undefined || limits.cost !== undefined;
-  app.use(authenticate(verify, { refuseAtOnce: !limited }));
-  if (limited) app.use(rateLimits({ ...limits, clientAddress }), refuseInvalidToken());
-  // The operators' usage report (scope admin:read), beside the metrics rather than under /api.
-  app.route(
-    '/',
-    usageRoutes({ database, recorder: usage, retentionDays: config.usage.retentionDays, logger }),
-  );
+  const guard: Link<AppEnv>[] = [
+    timeLimit(config.limits.requestTimeoutMs),
+    authenticate(verify, { refuseAtOnce: !limited }),
+    ...(limited ? [rateLimits({ ...limits, clientAddress }), refuseInvalidToken()] : []),
+  ];
+  // A public read the cache holds is answered last before either edge runs.
+  const cache = responseCache({ store: state.cache, metrics });
+  // Each REST route's usage count and deprecation marks come before the policies, so that every
+  // call counts, answered from the cache or refused, and a deprecated route's answers carry its
+  // headers, whoever gives them.
+  app.route(REST_BASE_PATH, createRestApi({ ...options.rest, usage, policies: [...guard, cache] }));
   const tooLarge = new DomainError(
     'PAYLOAD_TOO_LARGE',
     bodyTooLargeMessage(config.limits.bodyBytes),
   );
-  app.use(
+  app.on(
+    ['GET', 'POST', 'OPTIONS'],
     '/graphql',
-    limitBody(config.limits.bodyBytes, (c) => errorResponse(c, tooLarge)),
+    chain(
+      ...guard,
+      limitBody(config.limits.bodyBytes, (c) => errorResponse(c, tooLarge)),
+      // An answer from the cache runs no operation: it counts what its entry notes it used.
+      ...(state.cache && usage.enabled ? [countCachedAnswers(usage)] : []),
+      cache,
+      (c) =>
+        graphql.handle(asGet(c.req.raw), {
+          requestId: c.get('requestId'),
+          viewer: c.get('viewer'),
+          client: clientKey(c.get('viewer'), clientAddress(c)),
+          clientName: c.get('clientName'),
+          usageNote: c.get('usageNote'),
+          accessLog: c.get('accessLog'),
+          deadline: c.get('deadline'),
+          cacheable: c.get('cacheable'),
+          costAccount: c.get('costAccount'),
+        }),
+    ),
   );
-  // A public read the cache holds is answered here, before either edge runs.
-  const cache = responseCache({ store: state.cache, metrics });
-  // An answer from the cache runs no operation: it counts what its entry notes it used.
-  if (state.cache && usage.enabled) app.use('/graphql', countCachedAnswers(usage));
-  for (const path of edges) app.use(path, cache);
-  app.on(['GET', 'POST', 'OPTIONS'], '/graphql', (c) =>
-    graphql.handle(asGet(c.req.raw), {
-      requestId: c.get('requestId'),
-      viewer: c.get('viewer'),
-      client: clientKey(c.get('viewer'), clientAddress(c)),
-      clientName: c.get('clientName'),
-      usageNote: c.get('usageNote'),
-      accessLog: c.get('accessLog'),
-      deadline: c.get('deadline'),
-      cacheable: c.get('cacheable'),
-      costAccount: c.get('costAccount'),
-    }),
+  // Every other request: the operators' usage report, a refused method, a path with no route.
+  app.use(chain(...guard));
+  // The operators' usage report (scope admin:read), beside the metrics rather than under /api.
+  app.route(
+    '/',
+    usageRoutes({ database, recorder: usage, retentionDays: config.usage.retentionDays, logger }),
   );
   // The method and the path are the client's: their messages are bounded like any other.
   const clip = (message: string) => clipText(message, config.limits.errorMessageBytes);
@@ -250,7 +256,6 @@ function routes(options: RoutesOptions): Hono<AppEnv> {
       { allow: 'GET, POST, OPTIONS' },
     ),
   );
-  app.route(REST_BASE_PATH, options.rest);
   app.notFound((c) =>
     errorResponse(c, new DomainError('NOT_FOUND', clip(`No route ${c.req.method} ${c.req.path}`))),
   );
@@ -318,10 +323,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     idempotency,
     usage,
   });
-  const rest = createRestApi({
-    ...{ database, shared, changes: state.changes, config, logger },
-    idempotency,
-  });
+  const rest = { database, shared, changes: state.changes, config, logger, idempotency };
   const verify = createTokenVerifier(auth);
   const limits = rateLimitsOf(config, state.redis);
   const app = routes({

@@ -5,6 +5,7 @@ import { setResponseHeaders } from '../http/response-header.js';
 import type { Logger } from '../logger.js';
 import { annotateSpan } from '../tracing/hooks.js';
 import type { ClientNames } from './client-name.js';
+import type { RequestCount } from './http-metrics.js';
 import { requestIdFrom } from './request-id.js';
 
 /**
@@ -13,9 +14,14 @@ import { requestIdFrom } from './request-id.js';
  * the other answer headers (`addAnswerHeaders`) on it and writes one JSON access line. Only the
  * method, the path (never the query string), the operation name, the status, the error codes the
  * answer carries, the duration, the token subject and the client's name and version (when it sends
- * one) are logged: no other header, so no tokens.
+ * one) are logged: no other header, so no tokens. `count` (the HTTP metrics) gets the request with
+ * its duration once the answer is ready: the two share one link of Hono's chain, the first.
  */
-export function accessLog(logger: Logger, clients: ClientNames): MiddlewareHandler<AppEnv> {
+export function accessLog(
+  logger: Logger,
+  clients: ClientNames,
+  count: RequestCount,
+): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const started = performance.now();
     const requestId = requestIdFrom(requestHeader(c, 'x-request-id'));
@@ -35,7 +41,9 @@ export function accessLog(logger: Logger, clients: ClientNames): MiddlewareHandl
     // Lines about this request carry the id only where their code passes it (REST and GraphQL
     // failures, readiness; see createLogger): the id travels on the context, not in the logger.
     await next();
+    const durationMs = performance.now() - started;
     setResponseHeaders(c, answerHeaders);
+    count(c, durationMs / 1000);
     const status = c.res.status;
     // The pages' scripts and styles (a page load is a dozen of them) at debug level.
     const level = status >= 500 ? 'error' : c.req.path.startsWith('/assets/') ? 'debug' : 'info';
@@ -48,7 +56,7 @@ export function accessLog(logger: Logger, clients: ClientNames): MiddlewareHandl
       operation: fields.operation,
       status,
       code: fields.code,
-      durationMs: Math.round((performance.now() - started) * 10) / 10,
+      durationMs: Math.round(durationMs * 10) / 10,
       subject: c.get('viewer')?.subject,
       client: named ? client.name : undefined,
       clientVersion: named ? client.version : undefined,

@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import { routePath } from 'hono/route';
 import type { AppEnv } from '../http/env.js';
 import { requestHeader } from '../http/request-header.js';
@@ -24,18 +24,18 @@ function routeLabel(pattern: string, status: number): string {
 /** The label of each route pattern, made once: as many as the app has routes. */
 const labels = new Map<string, string>();
 
+/** Counts an answered request that took `seconds` (see `httpMetrics`). */
+export type RequestCount = (c: Context<AppEnv>, seconds: number) => void;
+
 /**
  * Counts every request by route pattern, status and client name and version, times it by route
  * pattern, status and client name, and counts calls answered with a `Deprecation` header (RFC 9745)
- * per client. Registered first, it sees routes mounted later too.
+ * per client. The access log, first of every request's links, calls it once the answer is ready:
+ * then the route index points at the handler that answered.
  */
-export function httpMetrics(metrics: Metrics): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    const started = performance.now();
-    await next();
-    const seconds = (performance.now() - started) / 1000;
+export function httpMetrics(metrics: Metrics): RequestCount {
+  return (c, seconds) => {
     const method = knownMethods.has(c.req.method) ? c.req.method : 'other';
-    // After next(), the route index points at the handler that answered.
     const route = routeLabel(routePath(c), c.res.status);
     const client = c.get('clientName') ?? UNKNOWN_CLIENT;
     const labels = {

@@ -1,4 +1,4 @@
-import { type Context, type Handler, Hono, type MiddlewareHandler } from 'hono';
+import { type Context, Hono } from 'hono';
 import { entityTag, listTag, type Tag } from '../cache/tags.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/client.js';
@@ -7,6 +7,7 @@ import { requireScope } from '../domain/authorization.js';
 import type { ChangeFeed } from '../domain/changes.js';
 import { DomainError } from '../domain/errors.js';
 import { bodyTooLargeMessage, limitBody } from '../http/body-limit.js';
+import { chain, type Link } from '../http/chain.js';
 import type { AppEnv } from '../http/env.js';
 import { type Idempotency, keyOwner } from '../idempotency/keys.js';
 import type { Logger } from '../logger.js';
@@ -14,8 +15,10 @@ import { inSpan, tracingEnabled } from '../tracing/hooks.js';
 import { refuseAfterSunset } from './deprecation.js';
 import { MethodNotAllowed, restErrorHandler } from './errors.js';
 import { keyedMethods, runIdempotent } from './idempotent.js';
+import { routeMark } from './marks.js';
 import { honoPath, REST_BASE_PATH, type Route } from './route.js';
 import { allRoutes } from './routes/index.js';
+import type { UsageCounter } from './usage.js';
 
 export { REST_BASE_PATH };
 
@@ -28,6 +31,13 @@ export interface RestApiOptions {
   logger: Logger;
   /** Idempotency keys of POST and PATCH (src/idempotency/). */
   idempotency: Idempotency;
+  /** Where each call of a route is counted (src/usage/). */
+  usage: UsageCounter;
+  /**
+   * What every request to the façade walks before its handler, after its route's marks: the time
+   * limit, the token check, the rate limit, the response cache (src/app.ts).
+   */
+  policies: readonly Link<AppEnv>[];
 }
 
 /**
@@ -46,6 +56,7 @@ function routeTags(spec: Route['spec'], params: Record<string, string>): Tag[] |
 /**
  * The REST façade, to mount under /api: every declared route, then 405 with `Allow`
  * for a known path with another method, then 404 NOT_FOUND; each failure in the Error shape.
+ * Each is one chain (src/http/chain.ts): the route's marks, the policies, its handler.
  */
 export function createRestApi({
   database,
@@ -54,8 +65,12 @@ export function createRestApi({
   config,
   logger,
   idempotency,
+  usage,
+  policies,
 }: RestApiOptions): Hono<AppEnv> {
   const api = new Hono<AppEnv>();
+  const answering = (...links: (Link<AppEnv> | undefined)[]) =>
+    chain(...links.filter((link) => link !== undefined));
   const guarded = answeringFailures(restErrorHandler(logger, config.limits));
   const maxBytes = config.limits.bodyBytes;
   const tooLarge = guarded(
@@ -94,27 +109,34 @@ export function createRestApi({
     };
     const traced = (c: Context<AppEnv>) => inSpan(spanName, attributes, () => handle(c));
     const answer = guarded(tracingEnabled() ? traced : handle);
+    const mark = routeMark(spec, { config, usage });
     // Only a route with a body has the body limit.
-    if (spec.body) api.on(spec.method.toUpperCase(), honoPath(spec.path), tooLarge, answer);
-    else api.on(spec.method.toUpperCase(), honoPath(spec.path), answer);
+    const handlers = answering(mark, ...policies, spec.body ? tooLarge : undefined, answer);
+    api.on(spec.method.toUpperCase(), honoPath(spec.path), handlers);
   }
 
   for (const [path, allow] of allowedMethods(allRoutes)) {
     api.all(
       honoPath(path),
-      guarded((c) => {
-        throw new MethodNotAllowed(
-          `${c.req.method} is not allowed on ${c.req.path}; allowed: ${allow}`,
-          allow,
-        );
-      }),
+      answering(
+        ...policies,
+        guarded((c) => {
+          throw new MethodNotAllowed(
+            `${c.req.method} is not allowed on ${c.req.path}; allowed: ${allow}`,
+            allow,
+          );
+        }),
+      ),
     );
   }
   api.all(
     '*',
-    guarded((c) => {
-      throw new DomainError('NOT_FOUND', `No route ${c.req.method} ${c.req.path}`);
-    }),
+    answering(
+      ...policies,
+      guarded((c) => {
+        throw new DomainError('NOT_FOUND', `No route ${c.req.method} ${c.req.path}`);
+      }),
+    ),
   );
   return api;
 }
@@ -126,8 +148,8 @@ export function createRestApi({
  * read by id allocates.
  */
 function answeringFailures(onError: ReturnType<typeof restErrorHandler>) {
-  return <H extends Handler<AppEnv> | MiddlewareHandler<AppEnv>>(handler: H): H =>
-    ((c: Context<AppEnv>, next: () => Promise<void>) => {
+  return (handler: Link<AppEnv>): Link<AppEnv> =>
+    (c, next) => {
       try {
         const answer = handler(c, next);
         return answer instanceof Promise
@@ -136,7 +158,7 @@ function answeringFailures(onError: ReturnType<typeof restErrorHandler>) {
       } catch (error) {
         return onError(error as Error, c);
       }
-    }) as H;
+    };
 }
 
 /** Each path with its `Allow` value; HEAD is answered wherever GET is. */

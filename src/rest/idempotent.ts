@@ -52,7 +52,7 @@ export async function runIdempotent(
   keys: Idempotency,
   caller: string,
   deps: HandlerDeps,
-  run: (deps: HandlerDeps) => Promise<Response>,
+  run: (deps: HandlerDeps) => Promise<Response> | Response,
 ): Promise<Response> {
   const key = parseKey(c.req.header('idempotency-key') ?? '');
   // Read here, kept by the request for the handler.

@@ -100,7 +100,11 @@ export interface Route {
    * Reads and checks the request (body, path, query), then runs the handler. `params` are the
    * path's parameters as Hono decoded them (`c.req.param()`, which decodes them anew at each call).
    */
-  run(c: Context<AppEnv>, deps: HandlerDeps, params: Record<string, string>): Promise<Response>;
+  run(
+    c: Context<AppEnv>,
+    deps: HandlerDeps,
+    params: Record<string, string>,
+  ): Promise<Response> | Response;
 }
 
 export function defineRoute<
@@ -115,22 +119,33 @@ export function defineRoute<
     deps: HandlerDeps,
   ) => Promise<Response> | Response,
 ): Route {
+  /** Checks the request's parts (the body already read) and runs the handler. */
+  const answer = (
+    c: Context<AppEnv>,
+    deps: HandlerDeps,
+    params: Record<string, string>,
+    body?: unknown,
+  ) => {
+    const bounds = deps.config.limits;
+    const input = {
+      params: spec.params ? check(spec.params, params, 'path', bounds) : undefined,
+      query: spec.query
+        ? check(spec.query, queryValues(c, spec.query), 'query', bounds)
+        : undefined,
+      body: spec.body ? check(spec.body, body, 'body', bounds) : undefined,
+    } as RouteInput<P, Q, B>;
+    return handle(c, input, deps);
+  };
+  const body = spec.body;
   return {
     spec: spec as AnySpec,
-    async run(c, deps, params) {
-      const body = spec.body
-        ? withoutProperties(await readJsonObject(c), ignoredProperties(spec.body))
-        : undefined;
-      const bounds = deps.config.limits;
-      const input = {
-        params: spec.params ? check(spec.params, params, 'path', bounds) : undefined,
-        query: spec.query
-          ? check(spec.query, queryValues(c, spec.query), 'query', bounds)
-          : undefined,
-        body: spec.body ? check(spec.body, body, 'body', bounds) : undefined,
-      } as RouteInput<P, Q, B>;
-      return handle(c, input, deps);
-    },
+    // A route without a body answers with no promise of its own.
+    run: body
+      ? async (c, deps, params) => {
+          const read = withoutProperties(await readJsonObject(c), ignoredProperties(body));
+          return answer(c, deps, params, read);
+        }
+      : answer,
   };
 }
 

@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import { expect, it } from 'vitest';
 import { anonymous } from '../../src/domain/context.js';
 import { graphqlMetrics } from '../../src/graphql/metrics.js';
+import { chain, type Link } from '../../src/http/chain.js';
 import type { AppEnv } from '../../src/http/env.js';
 import { accessLog } from '../../src/observability/access-log.js';
 import { BoundedLabel } from '../../src/observability/bounded-label.js';
@@ -10,7 +11,8 @@ import { ClientNames } from '../../src/observability/client-name.js';
 import { httpMetrics } from '../../src/observability/http-metrics.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { metricsRoutes } from '../../src/observability/metrics-route.js';
-import { routeMarks } from '../../src/rest/marks.js';
+import { routeMark } from '../../src/rest/marks.js';
+import { honoPath } from '../../src/rest/route.js';
 import { allRoutes } from '../../src/rest/routes/index.js';
 import { createTestApp, describeDb, useTestApp } from '../helpers/app.js';
 import { parseMetrics, sampleValue, scrape } from '../helpers/metrics.js';
@@ -247,16 +249,15 @@ describeDb('deprecated calls per client', () => {
   const app = useTestApp();
 
   /**
-   * The app's middleware order (access log and metrics first, auth next, the deprecated routes'
-   * marks, the REST façade mounted later under /api), with routes that answer like `GET /api/pets/{petId}`
+   * The app's middleware order (access log and metrics first, auth next, each REST route's marks
+   * chained before its handler under /api), with routes that answer like `GET /api/pets/{petId}`
    * (deprecated) and `GET /api/pets`.
    */
   function gateway() {
     const metrics = createMetrics(app().database);
     const hono = new Hono<AppEnv>();
     hono.use(
-      accessLog(app().logger, new ClientNames(app().config.clientNames)),
-      httpMetrics(metrics),
+      accessLog(app().logger, new ClientNames(app().config.clientNames), httpMetrics(metrics)),
     );
     // Stands in for the auth middleware: a verified token's subject becomes the viewer.
     hono.use(async (c, next) => {
@@ -269,11 +270,17 @@ describeDb('deprecated calls per client', () => {
     });
     hono.route('/', metricsRoutes(metrics));
     const noUsage = { enabled: false, record: () => {} };
-    hono.route('/api', routeMarks(allRoutes, { config: app().config, usage: noUsage }));
-    const api = new Hono<AppEnv>();
-    api.get('/pets', (c) => c.json([]));
-    api.get('/pets/:petId', (c) => c.json({ id: c.req.param('petId') }));
-    hono.route('/api', api);
+    const answers: Record<string, Link<AppEnv>> = {
+      '/pets': (c) => c.json([]),
+      '/pets/{petId}': (c) => c.json({ id: c.req.param('petId') }),
+    };
+    // Each route as the façade mounts it: its marks, then its handler, in one chain.
+    for (const { spec } of allRoutes) {
+      const answer = answers[spec.path];
+      if (spec.method !== 'get' || !answer) continue;
+      const mark = routeMark(spec, { config: app().config, usage: noUsage });
+      hono.get(`/api${honoPath(spec.path)}`, mark ? chain(mark, answer) : chain(answer));
+    }
     return hono;
   }
 
