@@ -23,7 +23,9 @@ class Deadlines {
    * deadline has passed, whichever comes first. One promise, settled either way: a race with a
    * promise of the deadline's own, never settled for a request answered in time, held each
    * finished request's whole context until a full collection found it (REST by id 105 -> 150 µs
-   * of CPU, the collector's share 13 -> 34 µs).
+   * of CPU, the collector's share 13 -> 34 µs). Only `resolve` waits here, never a closure that
+   * holds the request's context: one that made the timeout's answer, kept in this map or on the
+   * deadline, took a REST read from 57 to 85 µs of CPU (bench/README.md, nineteenth round).
    */
   run(deadline: Deadline, work: () => Promise<unknown>): Promise<typeof EXPIRED | undefined> {
     const settled = new Promise<typeof EXPIRED | undefined>((resolve, reject) => {
