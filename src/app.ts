@@ -207,7 +207,8 @@ function routes(options: RoutesOptions): Hono<AppEnv> {
     authenticate(verify, { refuseAtOnce: !limited }),
     ...(limited ? [rateLimits({ ...limits, clientAddress }), refuseInvalidToken()] : []),
   ];
-  // A public read the cache holds is answered last before either edge runs.
+  // The response cache and the validators, last before either edge: a public read the cache holds
+  // is answered there.
   const cache = responseCache({ store: state.cache, metrics });
   // Each REST route's usage count and deprecation marks come before the policies, so that every
   // call counts, answered from the cache or refused, and a deprecated route's answers carry its

@@ -111,8 +111,8 @@ export function createRestApi({
     const answer = guarded(tracingEnabled() ? traced : handle);
     const mark = routeMark(spec, { config, usage });
     // Only a route with a body has the body limit.
-    const handlers = answering(mark, ...policies, spec.body ? tooLarge : undefined, answer);
-    api.on(spec.method.toUpperCase(), honoPath(spec.path), handlers);
+    const chained = answering(mark, ...policies, spec.body ? tooLarge : undefined, answer);
+    api.on(spec.method.toUpperCase(), honoPath(spec.path), chained);
   }
 
   for (const [path, allow] of allowedMethods(allRoutes)) {
