@@ -83,6 +83,10 @@ export interface Measurement {
   floorRatio?: RatioSpread;
   /** product / floor req/s, per round. */
   productToFloor?: RatioSpread;
+  /** The product answering the reference requests (see `Servers.reference`). */
+  reference?: ServerFigures;
+  /** product / reference req/s, per round. */
+  productToReference?: RatioSpread;
 }
 
 /** The servers one scenario is measured on: the product, and what it is compared with. */
@@ -90,6 +94,17 @@ export interface Servers {
   product: ServerProcess;
   floor?: ServerProcess | undefined;
   baseline?: ServerProcess | undefined;
+  /**
+   * Other requests for the product, measured in alternation with the scenario's own: what the
+   * scenario is compared with on the same process (a keyed `placeOrder` against the plain one).
+   */
+  reference?: HttpRequest[] | undefined;
+}
+
+/** One server answering one list of requests: what a run loads, and what its figures describe. */
+interface Contestant {
+  server: ServerProcess;
+  requests: HttpRequest[];
 }
 
 /** Polls a server's RSS every 100 ms while `work` runs; keeps the peak in `peaks`. */
@@ -116,21 +131,30 @@ async function sampleRss<T>(
 
 /**
  * Measures one scenario: a warm-up per server, saturation runs alternating between the servers
- * (product, floor, baseline, then the reverse, …) so that a noisy neighbour hits them alike (ratios
- * are taken per round), then latency at a fixed rate: half of the slowest server's median max
- * throughput. Product and floor are always neighbours, so their ratio is the steadiest.
+ * (product, floor, baseline, the product on the reference requests, then the reverse, …) so that a
+ * noisy neighbour hits them alike (ratios are taken per round), then latency at a fixed rate: half
+ * of the slowest one's median max throughput. Product and floor are always neighbours, so their
+ * ratio is the steadiest.
  */
 export async function measure(
   load: LoadGenerator,
   plan: Plan,
   requests: HttpRequest[],
-  { product, floor, baseline }: Servers,
+  { product, floor, baseline, reference }: Servers,
 ): Promise<Measurement> {
-  const servers = [product, floor, baseline].filter(
-    (server): server is ServerProcess => server !== undefined,
+  const of = (server: ServerProcess | undefined, list = requests) =>
+    server ? { server, requests: list } : undefined;
+  const roles = {
+    product: { server: product, requests },
+    floor: of(floor),
+    baseline: of(baseline),
+    reference: reference ? of(product, reference) : undefined,
+  };
+  const contestants = [roles.product, roles.floor, roles.baseline, roles.reference].filter(
+    (contestant): contestant is Contestant => contestant !== undefined,
   );
   const peaks = new Map<ServerProcess, number>();
-  const run = async (server: ServerProcess, seconds: number, rate?: number) => {
+  const run = async ({ server, requests }: Contestant, seconds: number, rate?: number) => {
     const connections = rate ? plan.rateConnections : plan.connections;
     const job = { url: server.url, requests, seconds, connections, rate };
     const result = await sampleRss(server, peaks, load.run(job));
@@ -141,43 +165,44 @@ export async function measure(
     }
     return result;
   };
-  /** Runs `count` rounds, flipping the server order every round: A B, B A, A B, … */
-  const alternate = async (count: number, once: (server: ServerProcess) => Promise<void>) => {
+  /** Runs `count` rounds, flipping the order every round: A B, B A, A B, … */
+  const alternate = async (count: number, once: (contestant: Contestant) => Promise<void>) => {
     for (let round = 0; round < count; round++) {
-      for (const server of round % 2 === 0 ? servers : [...servers].reverse()) await once(server);
+      const order = round % 2 === 0 ? contestants : [...contestants].reverse();
+      for (const contestant of order) await once(contestant);
     }
   };
 
-  for (const server of servers) await run(server, plan.warmupSeconds);
+  for (const contestant of contestants) await run(contestant, plan.warmupSeconds);
 
-  const saturation = new Map<ServerProcess, number[]>(servers.map((server) => [server, []]));
+  const saturation = new Map<Contestant, number[]>(contestants.map((c) => [c, []]));
   const underLoad = new Map(
-    servers.map((server) => [server, { statements: 0, cpuMicros: 0, requests: 0 }]),
+    contestants.map((c) => [c, { statements: 0, cpuMicros: 0, requests: 0 }]),
   );
-  await alternate(plan.runs, async (server) => {
-    const before = await server.stats();
-    const result = await run(server, plan.runSeconds);
-    const after = await server.stats();
-    const counts = underLoad.get(server);
+  await alternate(plan.runs, async (contestant) => {
+    const before = await contestant.server.stats();
+    const result = await run(contestant, plan.runSeconds);
+    const after = await contestant.server.stats();
+    const counts = underLoad.get(contestant);
     if (counts) {
       counts.statements += after.statements - before.statements;
       counts.cpuMicros += after.cpuMicros - before.cpuMicros;
       counts.requests += result.ok;
     }
-    saturation.get(server)?.push(result.reqPerSec);
+    saturation.get(contestant)?.push(result.reqPerSec);
   });
 
-  const slowest = Math.min(...servers.map((server) => median(saturation.get(server) ?? [])));
+  const slowest = Math.min(...contestants.map((c) => median(saturation.get(c) ?? [])));
   const rate = Math.max(1, Math.floor(slowest / 2));
-  const atRate = new Map<ServerProcess, LoadResult[]>(servers.map((server) => [server, []]));
-  await alternate(plan.rateRuns, async (server) => {
-    atRate.get(server)?.push(await run(server, plan.rateSeconds, rate));
+  const atRate = new Map<Contestant, LoadResult[]>(contestants.map((c) => [c, []]));
+  await alternate(plan.rateRuns, async (contestant) => {
+    atRate.get(contestant)?.push(await run(contestant, plan.rateSeconds, rate));
   });
 
-  const figures = (server: ServerProcess): ServerFigures => {
-    const runs = saturation.get(server) ?? [];
-    const rateRuns = atRate.get(server) ?? [];
-    const counts = underLoad.get(server);
+  const figures = (contestant: Contestant): ServerFigures => {
+    const runs = saturation.get(contestant) ?? [];
+    const rateRuns = atRate.get(contestant) ?? [];
+    const counts = underLoad.get(contestant);
     return {
       reqPerSec: spread(runs),
       saturationRuns: runs,
@@ -190,20 +215,31 @@ export async function measure(
         p99: median(rateRuns.map((result) => result.latency.p99)),
       },
       rateRuns,
-      peakRssBytes: peaks.get(server) ?? 0,
+      peakRssBytes: peaks.get(contestant.server) ?? 0,
     };
   };
 
-  /** a / b req/s, run by run (each round has one run of every server). */
-  const ratioOf = (a: ServerProcess, b: ServerProcess): RatioSpread => {
+  /** a / b req/s, run by run (each round has one run of every contestant). */
+  const ratioOf = (a: Contestant, b: Contestant): RatioSpread => {
     const bRuns = saturation.get(b) ?? [];
     const runs = (saturation.get(a) ?? []).map((value, i) => value / (bRuns[i] ?? Number.NaN));
     return { ...spread(runs), runs };
   };
+  const { floor: floorRuns, baseline: baselineRuns, reference: referenceRuns } = roles;
   return {
-    product: figures(product),
-    ...(floor ? { floor: figures(floor), productToFloor: ratioOf(product, floor) } : {}),
-    ...(baseline ? { baseline: figures(baseline), ratio: ratioOf(product, baseline) } : {}),
-    ...(floor && baseline ? { floorRatio: ratioOf(floor, baseline) } : {}),
+    product: figures(roles.product),
+    ...(floorRuns
+      ? { floor: figures(floorRuns), productToFloor: ratioOf(roles.product, floorRuns) }
+      : {}),
+    ...(baselineRuns
+      ? { baseline: figures(baselineRuns), ratio: ratioOf(roles.product, baselineRuns) }
+      : {}),
+    ...(floorRuns && baselineRuns ? { floorRatio: ratioOf(floorRuns, baselineRuns) } : {}),
+    ...(referenceRuns
+      ? {
+          reference: figures(referenceRuns),
+          productToReference: ratioOf(roles.product, referenceRuns),
+        }
+      : {}),
   };
 }

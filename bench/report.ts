@@ -11,6 +11,8 @@ export interface ScenarioResult extends Partial<Measurement> {
   title: string;
   /** How many different requests the runs cycle through. */
   distinctRequests: number;
+  /** The scenario measured in alternation with this one on the same product, when there is one. */
+  referenceName?: string;
   /** Why the scenario was not measured (e.g. the product lacks the endpoint). */
   skipped?: string;
   statementsPerRequest?: { product: number; floor?: number; baseline?: number };
@@ -93,6 +95,14 @@ function scenarioTable(result: ScenarioResult): string {
   }
   if (result.baseline) {
     lines.push(row('baseline', result.baseline, ['1', '–'], statements?.baseline));
+  }
+  if (result.reference) {
+    lines.push(row(result.referenceName ?? 'reference', result.reference, ['–', '–'], undefined));
+    if (result.productToReference) {
+      lines.push(
+        `\nproduct ÷ ${result.referenceName} on the same process, runs alternating: ${times(result.productToReference)}.`,
+      );
+    }
   }
   if (result.unaccountedUnits !== undefined) {
     lines.push(

@@ -167,12 +167,14 @@ async function benchDatabase(fixture: Fixture): Promise<ScenarioResult[]> {
         database,
         title: scenario.title,
         distinctRequests: new Set(requests.map((r) => `${r.path} ${r.body ?? ''}`)).size,
+        ...(scenario.reference ? { referenceName: scenario.reference.name } : {}),
       };
       found.push(result);
       const servers = {
         product: (scenario.cached ? cachedProduct : undefined) ?? product,
         floor: scenario.floor ? floors.get(scenario.floor) : undefined,
         baseline: scenario.baseline ? baseline : undefined,
+        reference: scenario.reference?.requests(fixture, token),
       };
       progress(`${database} ${scenario.name}: checking responses and counting SQL statements…`);
       const verified = await verifyScenario(

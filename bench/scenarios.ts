@@ -23,6 +23,12 @@ export interface Scenario {
   readonly cached?: boolean;
   /** The requests a run cycles through. */
   requests(fixture: Fixture, token: string): HttpRequest[];
+  /**
+   * The scenario this one is compared with on the same product: its requests run in alternation
+   * with this one's, round by round, so that the ratio comes from neighbouring runs as product ÷
+   * floor does.
+   */
+  readonly reference?: Pick<Scenario, 'name' | 'requests'>;
   /** Throws unless the response is a correct answer to the request (checked before timing). */
   check(request: HttpRequest, response: HttpResponse, fixture: Fixture): void;
 }
@@ -169,8 +175,9 @@ export const scenarios: Scenario[] = [
 ];
 
 /**
- * `placeOrder` with an `Idempotency-Key`, against the same without: the load generator makes each
- * request's key unique (bench/load.ts), since the same key again would measure a replay.
+ * `placeOrder` with an `Idempotency-Key`, against the same without in alternating runs: the load
+ * generator makes each request's key unique (bench/load.ts), since the same key again would
+ * measure a replay.
  */
 const placeOrderScenario = scenarios.find(
   (scenario) => scenario.name === 'place-order',
@@ -184,6 +191,7 @@ scenarios.push({
       ...order,
       headers: { ...order.headers, 'idempotency-key': `bench-${index}` },
     })),
+  reference: placeOrderScenario,
 });
 
 /** The same reads, answered by a product with the response cache on (repeats hit the cache). */
