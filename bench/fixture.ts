@@ -229,7 +229,13 @@ async function fillPostgres(baseUrl: string, rows: Rows): Promise<FilledStore> {
   const schema = `bench_${randomBytes(6).toString('hex')}`;
   const url = new URL(baseUrl);
   url.searchParams.set('schema', schema);
-  await migrate({ provider: 'postgresql', url: url.toString(), schema, poolSize: 1 });
+  await migrate({
+    provider: 'postgresql',
+    url: url.toString(),
+    schema,
+    poolSize: 1,
+    statementCacheSize: 0,
+  });
   const connect = async () => {
     const client = new pg.Client({
       connectionString: baseUrl,

@@ -16,6 +16,8 @@ export type DatabaseConfig =
       schema: string | undefined;
       /** Connections this process may open (DATABASE_POOL_SIZE). */
       poolSize: number;
+      /** Statements each connection keeps prepared (POSTGRES_STATEMENT_CACHE_SIZE; 0: none). */
+      statementCacheSize: number;
     };
 
 export interface Config {
@@ -253,6 +255,11 @@ const envSchema = z.object({
     .int('must be a whole number')
     .min(0, 'must be 0 or more')
     .default(200),
+  POSTGRES_STATEMENT_CACHE_SIZE: z.coerce
+    .number({ message: 'must be a number' })
+    .int('must be a whole number')
+    .min(0, 'must be 0 or more')
+    .default(100),
   RESPONSE_CACHE_TTL_MS: z.coerce
     .number({ message: 'must be a number' })
     .int('must be a whole number')
@@ -319,14 +326,25 @@ const MIN_SECRET_BYTES = 32;
 function parseDatabaseUrl(
   url: string,
   poolSize: number,
-  statementCacheSize: number,
+  statementCacheSize: { sqlite: number; postgresql: number },
 ): DatabaseConfig {
   if (url.startsWith('file:')) {
     const path = url.slice('file:'.length);
-    return { provider: 'sqlite', url, file: resolve(path), statementCacheSize };
+    return {
+      provider: 'sqlite',
+      url,
+      file: resolve(path),
+      statementCacheSize: statementCacheSize.sqlite,
+    };
   }
   const schema = new URL(url).searchParams.get('schema') ?? undefined;
-  return { provider: 'postgresql', url, schema, poolSize };
+  return {
+    provider: 'postgresql',
+    url,
+    schema,
+    poolSize,
+    statementCacheSize: statementCacheSize.postgresql,
+  };
 }
 
 /**
@@ -351,11 +369,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       `Invalid configuration:\n  AUTH_JWT_SECRET: must be at least ${MIN_SECRET_BYTES} bytes in production (NODE_ENV=${vars.NODE_ENV}); e.g. openssl rand -base64 32`,
     );
   }
-  const database = parseDatabaseUrl(
-    vars.DATABASE_URL,
-    vars.DATABASE_POOL_SIZE,
-    vars.SQLITE_STATEMENT_CACHE_SIZE,
-  );
+  const database = parseDatabaseUrl(vars.DATABASE_URL, vars.DATABASE_POOL_SIZE, {
+    sqlite: vars.SQLITE_STATEMENT_CACHE_SIZE,
+    postgresql: vars.POSTGRES_STATEMENT_CACHE_SIZE,
+  });
   return Object.freeze({
     port: vars.PORT,
     host: vars.HOST,

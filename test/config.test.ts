@@ -23,16 +23,24 @@ describe('configuration', () => {
     expect(Object.isFrozen(config)).toBe(true);
   });
 
-  it('reads PostgreSQL URLs, their schema and the pool size', () => {
+  it('reads PostgreSQL URLs, their schema, the pool size and the statements kept prepared', () => {
     const config = loadConfig({ DATABASE_URL: 'postgresql://u@db:5432/shop?schema=store' });
     expect(config.database).toEqual({
       provider: 'postgresql',
       url: 'postgresql://u@db:5432/shop?schema=store',
       schema: 'store',
       poolSize: 10,
+      statementCacheSize: 100,
     });
-    const sized = loadConfig({ DATABASE_URL: 'postgresql://db/shop', DATABASE_POOL_SIZE: '3' });
-    expect(sized.database).toMatchObject({ poolSize: 3 });
+    const sized = loadConfig({
+      DATABASE_URL: 'postgresql://db/shop',
+      DATABASE_POOL_SIZE: '3',
+      POSTGRES_STATEMENT_CACHE_SIZE: '0',
+    });
+    expect(sized.database).toMatchObject({ poolSize: 3, statementCacheSize: 0 });
+    expect(() =>
+      loadConfig({ DATABASE_URL: 'postgresql://db/shop', POSTGRES_STATEMENT_CACHE_SIZE: '-1' }),
+    ).toThrow(/POSTGRES_STATEMENT_CACHE_SIZE: must be 0 or more/);
   });
 
   it('reads REDIS_URL and refuses anything but a Redis URL', () => {

@@ -8,7 +8,7 @@ import { PrismaClient as PostgresPrismaClient } from '../generated/postgresql/cl
 import { PrismaClient } from '../generated/sqlite/client.js';
 import { DatabaseClosedError } from './errors.js';
 import { prepareSqliteFile } from './sqlite-file.js';
-import { cacheStatements } from './statement-cache.js';
+import { cacheStatements, statementNames } from './statement-cache.js';
 
 /**
  * The Prisma client type used across the code base. Both variants have the same API; the code is
@@ -227,7 +227,12 @@ export function createAdapterFactory(
   // no listener left that is an uncaught exception. Every connection keeps one for its lifetime.
   pool.on('connect', (connection) => connection.on('error', () => {}));
   return {
-    factory: new PrismaPg(pool, { schema: config.schema }),
+    factory: new PrismaPg(pool, {
+      schema: config.schema,
+      ...(config.statementCacheSize > 0
+        ? { statementNameGenerator: statementNames(config.statementCacheSize) }
+        : {}),
+    }),
     close: () => pool.end(),
   };
 }

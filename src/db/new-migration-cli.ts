@@ -36,7 +36,7 @@ function engineConfig(provider: DatabaseConfig['provider']): DatabaseConfig {
   const url = process.env.DATABASE_URL?.startsWith('postgres')
     ? process.env.DATABASE_URL
     : 'postgresql://postgres@127.0.0.1:5432/postgres';
-  return { provider, url, schema: undefined, poolSize: 1 };
+  return { provider, url, schema: undefined, poolSize: 1, statementCacheSize: 0 };
 }
 
 const command = {
