@@ -95,14 +95,14 @@ export interface Servers {
   floor?: ServerProcess | undefined;
   baseline?: ServerProcess | undefined;
   /**
-   * Other requests for the product, measured in alternation with the scenario's own: what the
-   * scenario is compared with on the same process (a keyed `placeOrder` against the plain one).
+   * Other requests, to the product or to a floor, measured in alternation with the scenario's own:
+   * what the product is also compared with (a keyed `placeOrder` against the plain one).
    */
-  reference?: HttpRequest[] | undefined;
+  reference?: Contestant | undefined;
 }
 
 /** One server answering one list of requests: what a run loads, and what its figures describe. */
-interface Contestant {
+export interface Contestant {
   server: ServerProcess;
   requests: HttpRequest[];
 }
@@ -148,7 +148,7 @@ export async function measure(
     product: { server: product, requests },
     floor: of(floor),
     baseline: of(baseline),
-    reference: reference ? of(product, reference) : undefined,
+    reference,
   };
   const contestants = [roles.product, roles.floor, roles.baseline, roles.reference].filter(
     (contestant): contestant is Contestant => contestant !== undefined,

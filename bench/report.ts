@@ -20,6 +20,15 @@ export interface ScenarioResult extends Partial<Measurement> {
   unaccountedUnits?: number;
 }
 
+/** The product's resident memory right after its start, and once idle a while. */
+export interface IdleMemory {
+  database: BenchDatabase;
+  afterStartBytes: number;
+  idleBytes: number;
+  /** How long it was idle. */
+  seconds: number;
+}
+
 export interface Report {
   mode: 'quick' | 'full';
   startedAt: string;
@@ -28,6 +37,8 @@ export interface Report {
   pets: number;
   plan: Plan;
   scenarios: ScenarioResult[];
+  /** Per database, before any load. */
+  idle: IdleMemory[];
   targets: TargetCheck[];
   /** The SSE subscribers scenario, per database, when it ran. */
   subscribers: SubscribersResult[];
@@ -100,7 +111,7 @@ function scenarioTable(result: ScenarioResult): string {
     lines.push(row(result.referenceName ?? 'reference', result.reference, ['–', '–'], undefined));
     if (result.productToReference) {
       lines.push(
-        `\nproduct ÷ ${result.referenceName} on the same process, runs alternating: ${times(result.productToReference)}.`,
+        `\nproduct ÷ ${result.referenceName}, runs alternating: ${times(result.productToReference)}.`,
       );
     }
   }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { mintToken } from '../src/auth/tokens.js';
 import { fail, parseCommand, UsageError } from '../src/cli.js';
@@ -16,8 +17,14 @@ import {
   startLoadGenerator,
   startProduct,
 } from './processes.js';
-import { formatReport, type Report, type ScenarioResult, writeReport } from './report.js';
-import { scenarios } from './scenarios.js';
+import {
+  formatReport,
+  type IdleMemory,
+  type Report,
+  type ScenarioResult,
+  writeReport,
+} from './report.js';
+import { type Scenario, scenarios } from './scenarios.js';
 import { formatSubscribers, measureSubscribers, type SubscribersResult } from './subscribers.js';
 import { checkTargets } from './targets.js';
 import { verifyScenario } from './verify.js';
@@ -25,6 +32,11 @@ import { verifyScenario } from './verify.js';
 /** The scenario of 1,000 SSE subscribers, measured on its own terms (no baseline, no autocannon). */
 const SUBSCRIBERS = 'sse-subscribers';
 const DEFAULT_POSTGRES_URL = 'postgresql://postgres@127.0.0.1:5432/test';
+/**
+ * How long the product stays idle after its start before its resident memory is read: V8's memory
+ * reducer gives back what the start grew only once the process has been idle a few seconds.
+ */
+const IDLE_SECONDS = 30;
 
 const usage = `Measures the gateway under load against a raw baseline and the framework's floor, on a bench
 database of its own (bench/README.md), and writes the report to bench/results/.
@@ -88,6 +100,7 @@ const profileArgs = (server: string, database: BenchDatabase) =>
     : [];
 const load = startLoadGenerator();
 const results: ScenarioResult[] = [];
+const idle: IdleMemory[] = [];
 const subscribers: SubscribersResult[] = [];
 try {
   for (const database of databases as BenchDatabase[]) {
@@ -113,7 +126,8 @@ try {
     pets,
     plan,
     scenarios: results,
-    targets: checkTargets(results),
+    idle,
+    targets: checkTargets(results, idle),
     subscribers,
   };
   console.log(formatReport(report));
@@ -158,6 +172,25 @@ async function benchDatabase(fixture: Fixture): Promise<ScenarioResult[]> {
   const cachedProduct = selected.some((scenario) => scenario.cached)
     ? await startProduct({ ...productEnv, RESPONSE_CACHE_TTL_MS: '600000' })
     : undefined;
+  progress(
+    `${database}: the product's resident memory, idle for ${IDLE_SECONDS} s after its start…`,
+  );
+  const afterStartBytes = (await product.stats()).rss;
+  await sleep(IDLE_SECONDS * 1000);
+  idle.push({
+    database,
+    afterStartBytes,
+    idleBytes: (await product.stats()).rss,
+    seconds: IDLE_SECONDS,
+  });
+  /** What the scenario's product is also compared with: the product itself, or a floor. */
+  const referenceOf = (scenario: Scenario, productServer: ServerProcess) => {
+    const reference = scenario.reference;
+    const server = reference?.floor ? floors.get(reference.floor) : productServer;
+    return reference && server
+      ? { server, requests: reference.requests(fixture, token) }
+      : undefined;
+  };
   const found: ScenarioResult[] = [];
   try {
     for (const scenario of selected) {
@@ -170,11 +203,12 @@ async function benchDatabase(fixture: Fixture): Promise<ScenarioResult[]> {
         ...(scenario.reference ? { referenceName: scenario.reference.name } : {}),
       };
       found.push(result);
+      const productServer = (scenario.cached ? cachedProduct : undefined) ?? product;
       const servers = {
-        product: (scenario.cached ? cachedProduct : undefined) ?? product,
+        product: productServer,
         floor: scenario.floor ? floors.get(scenario.floor) : undefined,
         baseline: scenario.baseline ? baseline : undefined,
-        reference: scenario.reference?.requests(fixture, token),
+        reference: referenceOf(scenario, productServer),
       };
       progress(`${database} ${scenario.name}: checking responses and counting SQL statements…`);
       const verified = await verifyScenario(

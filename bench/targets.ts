@@ -1,5 +1,5 @@
 import type { BenchDatabase } from './fixture.js';
-import type { ScenarioResult } from './report.js';
+import type { IdleMemory, ScenarioResult } from './report.js';
 
 /** The targets, checked against one run, per database. */
 export interface TargetCheck {
@@ -27,13 +27,18 @@ const CACHED_AGAINST_RAW: Record<BenchDatabase, number> = { sqlite: 0.5, postgre
 const MAX_KEYED_SLOWDOWN = 0.15;
 const MAX_P99_MS = 10;
 const MAX_RSS_MB = 250;
+const MAX_IDLE_RSS_MB = 170;
 /** placeOrder answered per second (with a token, 10 connections). */
 const MIN_ORDERS_PER_SEC: Record<BenchDatabase, number> = { sqlite: 1000, postgresql: 500 };
 
 const times = (value: number | undefined) =>
   value === undefined ? 'not measured' : `${value.toFixed(2)}×`;
 
-function checkDatabase(database: BenchDatabase, results: readonly ScenarioResult[]) {
+function checkDatabase(
+  database: BenchDatabase,
+  results: readonly ScenarioResult[],
+  idle: IdleMemory | undefined,
+) {
   const label = labels[database];
   const find = (name: string) => results.find((result) => result.name === name);
   const againstFloor = (name: keyof typeof AGAINST_FLOOR, what: string): TargetCheck => {
@@ -104,6 +109,13 @@ function checkDatabase(database: BenchDatabase, results: readonly ScenarioResult
       met: worstP99 === undefined ? undefined : worstP99 <= MAX_P99_MS,
     },
     {
+      target: `${label}: product RSS ≤ ${MAX_IDLE_RSS_MB} MB idle after its start`,
+      measured: idle
+        ? `${(idle.idleBytes / MB).toFixed(0)} MB after ${idle.seconds} s (${(idle.afterStartBytes / MB).toFixed(0)} MB at the start)`
+        : 'not measured',
+      met: idle ? idle.idleBytes <= MAX_IDLE_RSS_MB * MB : undefined,
+    },
+    {
       target: `${label}: product peak RSS ≤ ${MAX_RSS_MB} MB`,
       measured:
         uncached.length === 0
@@ -140,12 +152,16 @@ function checkDatabase(database: BenchDatabase, results: readonly ScenarioResult
   ];
 }
 
-export function checkTargets(results: readonly ScenarioResult[]): TargetCheck[] {
+export function checkTargets(
+  results: readonly ScenarioResult[],
+  idle: readonly IdleMemory[],
+): TargetCheck[] {
   const databases = [...new Set(results.map((result) => result.database))];
   return databases.flatMap((database) =>
     checkDatabase(
       database,
       results.filter((result) => result.database === database),
+      idle.find((memory) => memory.database === database),
     ),
   );
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
 import {
   anonymous,
@@ -21,11 +22,35 @@ export interface RestFloorOptions {
 const JSON_TYPE = { 'content-type': 'application/json; charset=utf-8' };
 
 /**
+ * The path under which the floor answers a pet by id with the headers the contract asks of the
+ * product's answer (`/contract/api/pets/{id}`).
+ */
+export const CONTRACT_PREFIX = '/contract';
+
+/**
+ * The six headers the contract adds to the product's answer to `GET /api/pets/{id}`, values alike:
+ * the version as `ETag`, the public `Cache-Control`, a request id, and the deprecated route's
+ * `Deprecation`, `Sunset` and `Link` (constants here).
+ */
+function contractHeaders(version: number): Record<string, string> {
+  return {
+    ...JSON_TYPE,
+    etag: `"${version}"`,
+    'cache-control': 'no-cache',
+    'x-request-id': randomUUID(),
+    deprecation: '@1795219200',
+    sunset: 'Wed, 30 Jun 2027 00:00:00 GMT',
+    link: '</graphql>; rel="successor-version"',
+  };
+}
+
+/**
  * The REST floor: a bare Hono app with the two routes the bench measures, each doing the product's
  * read (the shared reads by id; the domain's list and count for a page) and writing the product's
  * JSON (presentPet, stringifyJson). No middleware, no validation schemas, no OpenAPI, no auth, no
- * deprecation or cache headers. The bench sends only valid requests; anything else is Hono's
- * default 404 or 500.
+ * deprecation or cache headers, but for a third route that answers a pet by id with them
+ * (`CONTRACT_PREFIX`). The bench sends only valid requests; anything else is Hono's default 404 or
+ * 500.
  */
 export function createRestFloor({ database, shared }: RestFloorOptions) {
   const domain = {
@@ -43,6 +68,15 @@ export function createRestFloor({ database, shared }: RestFloorOptions) {
       return c.body(stringifyJson(body), 404, JSON_TYPE);
     }
     return c.body(stringifyJson(presentPet(pet)), 200, JSON_TYPE);
+  });
+  // The same read, answered with the contract's headers as a plain answer, the product's own kind
+  // (Hono's `c.body` would build a web `Headers` for more than one header).
+  app.get(`${CONTRACT_PREFIX}/api/pets/:petId`, async (c) => {
+    const id = parseId(c.req.param('petId'), 'petId');
+    const pet = await shared.pets.load(id);
+    if (!pet) return c.notFound();
+    const body = stringifyJson(presentPet(pet));
+    return new Response(body, { status: 200, headers: contractHeaders(pet.version) });
   });
   app.get('/api/pets', async (c) => {
     const page = pageOf({ limit: c.req.query('limit'), offset: c.req.query('offset') });
