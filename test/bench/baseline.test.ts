@@ -135,6 +135,35 @@ describeDb('the benchmark baseline', () => {
     });
   }
 
+  // A floor answering a scenario's reference requests (the REST floor with the contract's headers)
+  // must send what the product sends: its status, its bytes and the same headers.
+  for (const scenario of scenarios.filter((s) => s.reference?.floor === 'rest')) {
+    it(`answers ${scenario.name}'s reference on the rest floor with the product's bytes and headers`, async () => {
+      const { database: db, shared } = floor;
+      const server = createRestFloor({ database: db, shared });
+      const requests = scenario.requests(fixture, '').slice(0, 5);
+      const references = scenario.reference?.requests(fixture, '') ?? [];
+      // The rate limit's headers are the one difference: the bench runs with the limit off.
+      const headerNames = (headers: Headers) =>
+        [...headers.keys()].filter((name) => !name.startsWith('ratelimit')).sort();
+      for (const [at, request] of requests.entries()) {
+        const reference = references[at];
+        if (!reference) throw new Error('no reference request');
+        const product = await app.fetch(new Request(`http://bench.test${request.path}`));
+        const answer = await server.fetch(new Request(`http://bench.test${reference.path}`));
+        expect({
+          status: answer.status,
+          body: await answer.text(),
+          headers: headerNames(answer.headers),
+        }).toEqual({
+          status: product.status,
+          body: await product.text(),
+          headers: headerNames(product.headers),
+        });
+      }
+    });
+  }
+
   it('finds every unit placeOrder took accounted for by an order, and notices one that is not', async () => {
     const petId = fixture.orderPetIds[0] as number;
     const order = await app.fetch(
