@@ -203,6 +203,7 @@ describe('configuration', () => {
         'REDIS_URL',
         'DATABASE_POOL_SIZE',
         'SQLITE_STATEMENT_CACHE_SIZE',
+        'POSTGRES_STATEMENT_CACHE_SIZE',
         'MAX_SUBSCRIPTIONS_PER_CLIENT',
         'MAX_SOCKETS_PER_CLIENT',
         'GRAPHQL_DOCUMENT_CACHE_BYTES',

@@ -1,4 +1,3 @@
-import { randomInt } from 'node:crypto';
 import { appendEvents, eventChannel } from '../db/change-events.js';
 import type { Database } from '../db/client.js';
 import type { Change, ChangeFeed, ChangeListener, ChangeOrigin } from '../domain/changes.js';
@@ -13,9 +12,12 @@ import { type ChangeEvent, fromRow, toRow } from './event.js';
  * (replicas, or a process that died before it could publish) as the delivery reads them, as
  * `remote` changes.
  */
-export function createChangeFeed(database: Database, delivery: EventDelivery): ChangeFeed {
-  // Tells this process's events apart from the others' in the outbox.
-  const origin = randomInt(1, 2 ** 31 - 1);
+export function createChangeFeed(
+  database: Database,
+  delivery: EventDelivery,
+  /** This process's mark on its events (a random number per start). */
+  origin: number,
+): ChangeFeed {
   const channel = eventChannel(database.config);
   const listeners = new Set<ChangeListener>();
   const tell = async (changes: readonly Change[], from: ChangeOrigin, cause?: string) => {

@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { openEventReader } from '../db/change-events.js';
 import type { Database } from '../db/client.js';
 import type { ChangeFeed } from '../domain/changes.js';
@@ -29,8 +30,14 @@ export async function openOutbox(database: Database, options: OutboxOptions): Pr
   const { logger } = options;
   let delivery: EventDelivery | undefined;
   const wake = () => delivery?.refresh().catch(() => {});
+  // Tells this process's events apart from the others' in the outbox.
+  const origin = randomInt(1, 2 ** 31 - 1);
   const reader = openEventReader(database.config, {
-    onNotify: wake,
+    // This process's own writes notify it too: it has their events already (the feed hands them
+    // to the delivery as they commit), and reading them back would cost every write a read.
+    onNotify: (writer) => {
+      if (writer !== origin) wake();
+    },
     // Notifications sent while the connection was down are lost: read what was committed.
     onConnect: wake,
     onError: (error) => logger.debug({ err: error }, 'the outbox reader lost its connection'),
@@ -44,7 +51,7 @@ export async function openOutbox(database: Database, options: OutboxOptions): Pr
   await delivery.start();
   const retention = keepEvents(database, options.retentionHours, logger);
   return {
-    feed: createChangeFeed(database, delivery),
+    feed: createChangeFeed(database, delivery, origin),
     delivery,
     retention,
     async close() {

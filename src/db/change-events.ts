@@ -48,7 +48,8 @@ export function eventChannel(config: DatabaseConfig): string {
  * PostgreSQL the ids are taken from the one row of ChangeEventSequence, which the transaction then
  * holds until it commits: writers queue there for as long as a commit takes, and an id is never
  * visible before a smaller one. The same statement notifies `channel`, delivered at the commit
- * (so a process killed right after its commit still wakes the other replicas).
+ * (so a process killed right after its commit still wakes the other replicas), with the writer's
+ * origin and the last event's id as its payload (`<origin>:<id>`).
  *
  * Answers the events as they are stored, with their ids (consecutive, in the order given), so that
  * the writer can deliver them once committed without reading them back.
@@ -98,8 +99,10 @@ export async function appendEvents(
         FROM sequence, (VALUES ${Prisma.join(rows)}) AS e(n, entity, kind, "entityId", "petId")
       RETURNING "id"
     )
-    -- pg_notify's void, as text: a result column Prisma can read.
-    SELECT newest."last"::text AS "last", pg_notify(${channel}, newest."last"::text)::text AS "notified"
+    -- pg_notify's void, as text: a result column Prisma can read. The payload names the writer,
+    -- which has its events already (it hands them to its delivery as it commits).
+    SELECT newest."last"::text AS "last",
+           pg_notify(${channel}, ${origin}::integer || ':' || newest."last")::text AS "notified"
       FROM (SELECT max("id") AS "last" FROM added) AS newest`;
   if (!appended) throw new Error('appending the events returned no row');
   return stored(appended.last);
@@ -139,8 +142,11 @@ export interface EventReader {
 }
 
 export interface ReaderOptions {
-  /** A writer's notification arrived (PostgreSQL). */
-  onNotify(): void;
+  /**
+   * A writer's notification arrived (PostgreSQL), with the writer's origin (undefined if the
+   * payload does not name one).
+   */
+  onNotify(origin: number | undefined): void;
   /** The connection is (again) up: notifications sent while it was down were lost. */
   onConnect(): void;
   onError(error: unknown): void;
@@ -196,6 +202,12 @@ function storedEvent(row: Record<string, unknown>): StoredEvent {
   };
 }
 
+/** The writer's origin in a notification's payload (`<origin>:<last event id>`), or undefined. */
+function originOf(payload: string | undefined): number | undefined {
+  const origin = /^(\d+):\d+$/.exec(payload ?? '')?.[1];
+  return origin === undefined ? undefined : Number(origin);
+}
+
 const RECONNECT_MS = { first: 100, max: 5000 };
 /** The reader's statements are small reads by key; none should run anywhere near this. */
 const READ_TIMEOUT_MS = 10_000;
@@ -244,7 +256,7 @@ function postgresReader(
     next.on('error', (error) => lost(next, error));
     next.on('end', () => lost(next));
     next.on('notification', (message) => {
-      if (message.channel === channel) options.onNotify();
+      if (message.channel === channel) options.onNotify(originOf(message.payload));
     });
     ready = next
       .connect()
