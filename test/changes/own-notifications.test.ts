@@ -8,6 +8,7 @@ describe.runIf(database === 'postgresql' && databaseAvailable)(
   "a process's own writes on PostgreSQL",
   () => {
     const app = useTestApp();
+    const ORDERS = 40;
 
     it('cost it no read of the outbox: their notification comes back to it, and it has their events already', async () => {
       const pet = await makePet(app(), { quantity: 100 });
@@ -21,8 +22,9 @@ describe.runIf(database === 'postgresql' && databaseAvailable)(
         return (query as (...all: unknown[]) => unknown).apply(this, args);
       } as typeof query;
       const head = app().events.delivery.head;
+      const started = Date.now();
       try {
-        for (let order = 0; order < 20; order++) {
+        for (let order = 0; order < ORDERS; order++) {
           const placed = await rest(app(), 'POST', '/store/orders', {
             json: { petId: Number(pet.id), quantity: 1 },
           });
@@ -34,9 +36,12 @@ describe.runIf(database === 'postgresql' && databaseAvailable)(
         pg.Client.prototype.query = query;
       }
       // Delivered all the same: two events an order (the order, the stock).
-      expect(app().events.delivery.head).toBe(head + 40n);
-      // The outbox is read once a second whatever happens; each write used to cost a read.
-      expect(reads.length).toBeLessThan(5);
+      expect(app().events.delivery.head).toBe(head + BigInt(2 * ORDERS));
+      // The outbox is read once a second whatever happens, and when an offer does not follow the
+      // last event read (a poll under way); each write used to cost a read of its own.
+      const seconds = Math.ceil((Date.now() - started) / 1000);
+      expect(reads.length).toBeLessThanOrEqual(seconds + 3);
+      expect(seconds + 3).toBeLessThan(ORDERS);
     });
   },
 );
