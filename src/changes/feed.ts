@@ -1,4 +1,4 @@
-import { appendEvents, eventChannel } from '../db/change-events.js';
+import { appendEvents, eventChannel, type StoredEvent, storedEvents } from '../db/change-events.js';
 import type { Database } from '../db/client.js';
 import type { Change, ChangeFeed, ChangeListener, ChangeOrigin } from '../domain/changes.js';
 import { currentTraceparent } from '../tracing/hooks.js';
@@ -33,11 +33,16 @@ export function createChangeFeed(
   // The events of the writes in flight, by the changes each publishes once committed: taken out
   // then (a write rolled back never publishes; its entry goes with its changes).
   const recorded = new WeakMap<readonly Change[], ChangeEvent[]>();
-  return {
+  const remember = (changes: readonly Change[], events: readonly StoredEvent[]) =>
+    recorded.set(changes, events.map(fromRow));
+  const feed: ChangeFeed = {
+    writer: (cause) => ({ origin, cause, at: Date.now(), channel }),
     async record(tx, changes, cause) {
-      const writer = { origin, cause, at: Date.now() };
-      const rows = await appendEvents(tx, database.dialect, channel, changes.map(toRow), writer);
-      recorded.set(changes, rows.map(fromRow));
+      const rows = changes.map(toRow);
+      remember(changes, await appendEvents(tx, database.dialect, rows, feed.writer(cause)));
+    },
+    appended(changes, writer, last) {
+      remember(changes, storedEvents(changes.map(toRow), writer, last));
     },
     async publish(changes) {
       // The write publishes in its own trace context: the span in progress is its cause.
@@ -53,6 +58,7 @@ export function createChangeFeed(
       return () => listeners.delete(listener);
     },
   };
+  return feed;
 }
 
 /** Other processes' events, the consecutive ones of one write (one trace context) together. */

@@ -25,11 +25,12 @@ export interface StoredEvent extends EventRow {
   cause: string | null;
 }
 
-/** Who writes the events, and when. */
+/** Who writes the events, when, and where it notifies (`eventChannel`). */
 export interface Writer {
   origin: number;
   cause: string | undefined;
   at: number;
+  channel: string;
 }
 
 /**
@@ -45,11 +46,7 @@ export function eventChannel(config: DatabaseConfig): string {
  * Appends the events of a write to the outbox in its transaction `tx`: one statement, so that
  * they commit with the write or not at all. Their ids follow the commit order with no gap. On
  * SQLite the single writer does that (AUTOINCREMENT, the transaction holds the database). On
- * PostgreSQL the ids are taken from the one row of ChangeEventSequence, which the transaction then
- * holds until it commits: writers queue there for as long as a commit takes, and an id is never
- * visible before a smaller one. The same statement notifies `channel`, delivered at the commit
- * (so a process killed right after its commit still wakes the other replicas), with the writer's
- * origin and the last event's id as its payload (`<origin>:<id>`).
+ * PostgreSQL, `appendingEvents`.
  *
  * Answers the events as they are stored, with their ids (consecutive, in the order given), so that
  * the writer can deliver them once committed without reading them back.
@@ -57,20 +54,12 @@ export function eventChannel(config: DatabaseConfig): string {
 export async function appendEvents(
   tx: Tx,
   dialect: SqlDialect,
-  channel: string,
   events: readonly EventRow[],
   writer: Writer,
 ): Promise<StoredEvent[]> {
   if (events.length === 0) return [];
-  const { origin, cause, at } = writer;
-  const stored = (last: bigint | string) =>
-    events.map((event, index) => ({
-      ...event,
-      id: BigInt(last) - BigInt(events.length - 1 - index),
-      origin,
-      cause: cause ?? null,
-    }));
   if (dialect === 'sqlite') {
+    const { origin, cause, at } = writer;
     const rows = events.map(
       (event) =>
         Prisma.sql`(${event.entity}, ${event.kind}, ${event.entityId}, ${event.petId}, ${origin}, ${cause ?? null}, ${at})`,
@@ -81,31 +70,73 @@ export async function appendEvents(
       INSERT INTO "ChangeEvent" ("entity", "kind", "entityId", "petId", "origin", "cause", "createdAt")
       VALUES ${Prisma.join(rows)}
       RETURNING CAST("id" AS TEXT) AS "id"`;
-    return stored(ids.reduce((last, { id }) => (BigInt(id) > last ? BigInt(id) : last), 0n));
+    const last = ids.reduce((last, { id }) => (BigInt(id) > last ? BigInt(id) : last), 0n);
+    return storedEvents(events, writer, last);
   }
-  const count = events.length;
   const rows = events.map(
     (event, index) =>
       Prisma.sql`(${index + 1}::integer, ${event.entity}, ${event.kind}, ${event.entityId}::bigint, ${event.petId}::bigint)`,
   );
   const [appended] = await tx.$queryRaw<{ last: string }[]>`
-    WITH sequence AS (
-      UPDATE "ChangeEventSequence" SET "last" = "last" + ${count}::integer WHERE "id" = 1
-      RETURNING "last"
+    WITH ${appendingEvents(
+      Prisma.sql`SELECT * FROM (VALUES ${Prisma.join(rows)}) AS e(n, "entity", "kind", "entityId", "petId")`,
+      writer,
+    )}
+    SELECT "last" FROM appended`;
+  if (!appended) throw new Error('appending the events returned no row');
+  return storedEvents(events, writer, BigInt(appended.last));
+}
+
+/**
+ * PostgreSQL: the common table expressions that append the rows of the query `events` (columns
+ * n, counting from 1 in the order of the events, "entity", "kind", "entityId", "petId") to the
+ * outbox, for a statement that begins `WITH` them; the CTE `appended` then has one row, the last
+ * event's id as text in "last", when there was any. A write's own statement can append its events
+ * this way, with no transaction around it (placing an order: src/db/place-order.ts).
+ *
+ * The ids are taken from the one row of ChangeEventSequence, which the statement's transaction then
+ * holds until it commits: writers queue there for as long as a commit takes, and an id is never
+ * visible before a smaller one. The statement also notifies `writer.channel`, delivered at the
+ * commit (so a process killed right after its commit still wakes the other replicas), with the
+ * writer's origin and the last event's id as its payload (`<origin>:<id>`). With no event, it
+ * takes no lock and notifies no one.
+ */
+export function appendingEvents(events: Prisma.Sql, writer: Writer): Prisma.Sql {
+  const { origin, cause, at, channel } = writer;
+  return Prisma.sql`events AS (${events}),
+    sequence AS (
+      UPDATE "ChangeEventSequence" SET "last" = "last" + counted."count"
+        FROM (SELECT count(*)::integer AS "count" FROM events) AS counted
+       WHERE "id" = 1 AND counted."count" > 0
+      RETURNING "last", counted."count"
     ), added AS (
       INSERT INTO "ChangeEvent" ("id", "entity", "kind", "entityId", "petId", "origin", "cause", "createdAt")
-      SELECT sequence."last" - ${count}::integer + e.n, e.entity, e.kind, e."entityId", e."petId",
+      SELECT sequence."last" - sequence."count" + e.n, e."entity", e."kind", e."entityId", e."petId",
              ${origin}::integer, ${cause ?? null}::text, ${at}::bigint
-        FROM sequence, (VALUES ${Prisma.join(rows)}) AS e(n, entity, kind, "entityId", "petId")
+        FROM sequence, events AS e
       RETURNING "id"
-    )
-    -- pg_notify's void, as text: a result column Prisma can read. The payload names the writer,
-    -- which has its events already (it hands them to its delivery as it commits).
-    SELECT newest."last"::text AS "last",
-           pg_notify(${channel}, ${origin}::integer || ':' || newest."last")::text AS "notified"
-      FROM (SELECT max("id") AS "last" FROM added) AS newest`;
-  if (!appended) throw new Error('appending the events returned no row');
-  return stored(appended.last);
+    ), appended AS (
+      -- pg_notify's void, as text: a result column Prisma can read. The payload names the writer,
+      -- which has its events already (it hands them to its delivery as it commits).
+      SELECT newest."last"::text AS "last",
+             pg_notify(${channel}, ${origin}::integer || ':' || newest."last")::text AS "notified"
+        FROM (SELECT max("id") AS "last" FROM added) AS newest
+       WHERE newest."last" IS NOT NULL
+    )`;
+}
+
+/** The events as stored by `writer`, the last of them with the id `last`. */
+export function storedEvents(
+  events: readonly EventRow[],
+  writer: Writer,
+  last: bigint,
+): StoredEvent[] {
+  return events.map((event, index) => ({
+    ...event,
+    id: last - BigInt(events.length - 1 - index),
+    origin: writer.origin,
+    cause: writer.cause ?? null,
+  }));
 }
 
 /**

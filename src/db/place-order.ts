@@ -1,6 +1,18 @@
-import type { Order } from '../generated/sqlite/client.js';
-import type { SqlDialect } from './client.js';
-import type { Tx } from './transaction.js';
+/*
+ * Placing an order with as few statements as the database allows: the order is written only while
+ * the pet is available and its stock covers the quantity, the stock is taken by a conditional
+ * update (so concurrent orders queue on the row and never oversell), and taking the last unit
+ * marks the pet sold. The inventory item's version is bumped, and the pet's when it is marked sold
+ * (the item shows the pet's status; its version is bumped anyway). The caller decides what a
+ * refusal means.
+ *
+ * Prisma cannot express a conditional write that reports what it did, so this is raw SQL: on
+ * PostgreSQL one statement (`placeOrderPostgres`), on SQLite, which has no data-modifying CTEs and
+ * runs one writer at a time, several in a transaction (`placeOrderSqlite`).
+ */
+import { type Order, Prisma } from '../generated/sqlite/client.js';
+import { appendingEvents, type Writer } from './change-events.js';
+import type { Queries, Tx } from './transaction.js';
 
 /**
  * What placing an order did: the order when it was placed (and whether it took the last unit,
@@ -10,31 +22,6 @@ export interface Placed {
   order?: Order | undefined;
   soldOut?: boolean;
   status?: string | undefined;
-}
-
-/**
- * Places an order with as few statements as the database allows, in the transaction `tx`: the
- * order is written only while the pet is available and its stock covers the quantity, the stock
- * is taken by a conditional update (so concurrent orders queue on the row and never oversell), and
- * taking the last unit marks the pet sold. The inventory item's version is bumped, and the pet's
- * when it is marked sold (the item shows the pet's status; its version is bumped anyway). The
- * caller decides what a refusal means.
- *
- * Prisma cannot express a conditional write that reports what it did, so this is raw SQL: on
- * PostgreSQL one statement (the pet row locked, then the stock, the status and the order in
- * data-modifying CTEs); on SQLite, which has no such CTEs and runs one writer at a time, the order
- * then the stock (and the status after the last unit).
- */
-export function insertOrderTakingStock(
-  tx: Tx,
-  dialect: SqlDialect,
-  petId: bigint,
-  quantity: number,
-  shipDate: Date | null,
-): Promise<Placed> {
-  return dialect === 'postgresql'
-    ? placeOrderPostgres(tx, petId, quantity, shipDate)
-    : placeOrderSqlite(tx, petId, quantity, shipDate);
 }
 
 /**
@@ -50,15 +37,24 @@ interface OrderRow {
   version: bigint | number;
 }
 
-async function placeOrderPostgres(
-  db: Tx,
+/**
+ * PostgreSQL: the order in one statement, with its events (`appendingEvents`): the pet row locked,
+ * then the stock, the status, the order and the events in data-modifying CTEs. The events are
+ * the order created, its pet's inventory updated and, when it took the last unit, the pet updated,
+ * in that order. Needs no transaction (it commits whole or not at all), and joins one it is given.
+ */
+export async function placeOrderPostgres(
+  db: Queries,
   petId: bigint,
   quantity: number,
   shipDate: Date | null,
-): Promise<Placed> {
+  writer: Writer,
+): Promise<{ result: Placed; lastEvent: bigint | undefined }> {
   // The pet row is locked first (FOR NO KEY UPDATE still lets orders reference it), so an order
   // that waited for another reads the status that one left: after the last unit, `sold`.
-  const rows = await db.$queryRaw<(Partial<OrderRow> & { status: string; left: number | null })[]>`
+  const rows = await db.$queryRaw<
+    (Partial<OrderRow> & { status: string; left: number | null; lastEvent: string | null })[]
+  >`
     WITH pet AS (
       SELECT "id", "status" FROM "Pet" WHERE "id" = ${petId} FOR NO KEY UPDATE
     ), taken AS (
@@ -77,16 +73,28 @@ async function placeOrderPostgres(
       SELECT ${petId}, ${quantity}::integer, ${shipDate?.toISOString() ?? null}::timestamp(3)
         FROM taken
       RETURNING "id", "petId", "quantity", "shipDate", "complete", "version"
-    )
-    SELECT pet."status"::text AS "status", (SELECT "quantity" FROM taken) AS "left", placed.*
+    ), ${appendingEvents(
+      Prisma.sql`
+        SELECT 1 AS n, 'order' AS "entity", 'created' AS "kind", "id" AS "entityId", "petId" FROM placed
+        UNION ALL
+        SELECT 2, 'inventory', 'updated', "petId", NULL FROM placed
+        UNION ALL
+        SELECT 3, 'pet', 'updated', "id", NULL FROM sold`,
+      writer,
+    )}
+    SELECT pet."status"::text AS "status", (SELECT "quantity" FROM taken) AS "left", placed.*,
+           (SELECT "last" FROM appended) AS "lastEvent"
       FROM pet LEFT JOIN placed ON true`;
   const [row] = rows;
-  if (!row) return {};
-  if (row.id == null) return { status: row.status };
-  return { order: toOrder(row as OrderRow), soldOut: Number(row.left) === 0 };
+  if (!row) return { result: {}, lastEvent: undefined };
+  if (row.id == null) return { result: { status: row.status }, lastEvent: undefined };
+  const order = toOrder(row as OrderRow);
+  const lastEvent = row.lastEvent == null ? undefined : BigInt(row.lastEvent);
+  return { result: { order, soldOut: Number(row.left) === 0 }, lastEvent };
 }
 
-async function placeOrderSqlite(
+/** SQLite: the order in the transaction `db`, its events left to the caller. */
+export async function placeOrderSqlite(
   db: Tx,
   petId: bigint,
   quantity: number,

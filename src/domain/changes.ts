@@ -1,3 +1,4 @@
+import type { Writer } from '../db/change-events.js';
 import type { Tx } from '../db/transaction.js';
 
 export type ChangeKind = 'created' | 'updated' | 'deleted';
@@ -36,6 +37,13 @@ export interface ChangeFeed {
    * (`cause`, a W3C traceparent) when it is traced.
    */
   record(tx: Tx, changes: readonly Change[], cause?: string): Promise<void>;
+  /**
+   * For a write whose own statement appends its events (`appendingEvents` in
+   * src/db/change-events.ts): who writes them, now, with the write's trace context.
+   */
+  writer(cause?: string): Writer;
+  /** Such a write's changes, appended by `writer` up to the event `last`, before `publish`. */
+  appended(changes: readonly Change[], writer: Writer, last: bigint): void;
   /** After the commit: tells this process's listeners, and wakes the delivery. */
   publish(changes: readonly Change[]): Promise<void>;
   /** Returns the function that unsubscribes. */
@@ -45,6 +53,12 @@ export interface ChangeFeed {
 /** For contexts that only read (coalesced public reads, the cost limit's counts). */
 export const readOnly: ChangeFeed = {
   record: async () => {
+    throw new Error('a read-only domain context cannot record changes');
+  },
+  writer: () => {
+    throw new Error('a read-only domain context cannot record changes');
+  },
+  appended: () => {
     throw new Error('a read-only domain context cannot record changes');
   },
   publish: async () => {

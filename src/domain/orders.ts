@@ -1,5 +1,5 @@
 import * as batchReads from '../db/batch-reads.js';
-import { insertOrderTakingStock } from '../db/place-order.js';
+import { type Placed, placeOrderPostgres, placeOrderSqlite } from '../db/place-order.js';
 import type { Prisma } from '../generated/sqlite/client.js';
 import { domainOperation } from '../tracing/hooks.js';
 import { requireScope } from './authorization.js';
@@ -10,7 +10,7 @@ import { parseId } from './ids.js';
 import { type Page, pageArgs } from './paging.js';
 import { integerInRange, optionalDateTime } from './validation.js';
 import { type IfVersion, nextVersion, writeVersioned } from './versions.js';
-import { writeReporting } from './write.js';
+import { writeAppendingEvents, writeReporting } from './write.js';
 
 export const MAX_ORDER_QUANTITY = 10_000;
 
@@ -83,9 +83,10 @@ export const countOrders = domainOperation(
 /**
  * Places an order, holding every stock rule: the pet must exist and be available (checked first,
  * on its latest committed status), the stock must cover the quantity, and taking the last unit
- * marks the pet sold. The statements run in a transaction so that the request time limit bounds
- * them: an order whose request timed out is rolled back, never committed when a lock it waited
- * for goes away.
+ * marks the pet sold. On PostgreSQL one statement writes the order with its events; on SQLite its
+ * statements run in a transaction. Either way the request time limit bounds the write (the
+ * database's limit on a statement or transaction: src/db/client.ts): an order whose request timed
+ * out is rolled back, never committed when a lock it waited for goes away.
  */
 export const placeOrder = domainOperation(
   'placeOrder',
@@ -94,20 +95,29 @@ export const placeOrder = domainOperation(
     const petId = parseId(input.petId, 'petId');
     const quantity = integerInRange(input.quantity, 'quantity', 1, MAX_ORDER_QUANTITY);
     const shipDate = optionalDateTime(input.shipDate, 'shipDate');
-    const placed = await writeReporting(
-      ctx,
-      (tx) => insertOrderTakingStock(tx, ctx.dialect, petId, quantity, shipDate),
-      ({ order, soldOut }) => {
-        if (!order) return [];
-        const changes: Change[] = [
-          { entity: 'order', kind: 'created', id: order.id, petId },
-          { entity: 'inventory', kind: 'updated', petId },
-        ];
-        // The pet itself changes only when this order took its last unit: it is sold now.
-        if (soldOut) changes.push({ entity: 'pet', kind: 'updated', id: petId });
-        return changes;
-      },
-    );
+    const changesOf = ({ order, soldOut }: Placed): Change[] => {
+      if (!order) return [];
+      // In the order of the events placeOrderPostgres appends.
+      const changes: Change[] = [
+        { entity: 'order', kind: 'created', id: order.id, petId },
+        { entity: 'inventory', kind: 'updated', petId },
+      ];
+      // The pet itself changes only when this order took its last unit: it is sold now.
+      if (soldOut) changes.push({ entity: 'pet', kind: 'updated', id: petId });
+      return changes;
+    };
+    const placed =
+      ctx.dialect === 'postgresql'
+        ? await writeAppendingEvents(
+            ctx,
+            (writer) => placeOrderPostgres(ctx.db, petId, quantity, shipDate, writer),
+            changesOf,
+          )
+        : await writeReporting(
+            ctx,
+            (tx) => placeOrderSqlite(tx, petId, quantity, shipDate),
+            changesOf,
+          );
     if (placed.order) return placed.order;
     if (placed.status === undefined) {
       throw new DomainError('UNKNOWN_PET', `petId ${petId} names no existing pet`);

@@ -1,3 +1,4 @@
+import type { Writer } from '../db/change-events.js';
 import { inTransaction, type Tx } from '../db/transaction.js';
 import { currentTraceparent } from '../tracing/hooks.js';
 import type { Change } from './changes.js';
@@ -23,5 +24,27 @@ export async function writeReporting<T>(
     return result;
   });
   if (changes.length > 0) await ctx.changes.publish(changes);
+  return result;
+}
+
+/**
+ * Runs a write whose one statement also appends the events of what it changed
+ * (`appendingEvents`, src/db/change-events.ts): with no transaction around it, a statement commits
+ * whole or not at all. `work` answers its result and its last event's id (undefined when it
+ * appended none); `changesOf` its result must name the events it appended, in their order. Once
+ * the statement has committed, publishes them as `writeReporting` does. Inside a transaction
+ * (a keyed request's: src/idempotency/) the statement is part of it, and publishing waits for it.
+ */
+export async function writeAppendingEvents<T>(
+  ctx: DomainContext,
+  work: (writer: Writer) => Promise<{ result: T; lastEvent: bigint | undefined }>,
+  changesOf: (result: T) => readonly Change[],
+): Promise<T> {
+  const writer = ctx.changes.writer(currentTraceparent());
+  const { result, lastEvent } = await work(writer);
+  const changes = changesOf(result);
+  if (changes.length === 0) return result;
+  if (lastEvent !== undefined) ctx.changes.appended(changes, writer, lastEvent);
+  await ctx.changes.publish(changes);
   return result;
 }

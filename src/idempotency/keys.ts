@@ -112,6 +112,8 @@ function heldChanges(feed: ChangeFeed) {
   const held: (readonly Change[])[] = [];
   const changes: ChangeFeed = {
     record: (tx, recorded, cause) => feed.record(tx, recorded, cause),
+    writer: (cause) => feed.writer(cause),
+    appended: (appended, writer, last) => feed.appended(appended, writer, last),
     publish: async (published) => {
       held.push(published);
     },

@@ -1,4 +1,5 @@
 import { beforeAll, expect, it } from 'vitest';
+import { toRow } from '../../src/changes/event.js';
 import type { Change } from '../../src/domain/changes.js';
 import { describeDb, useTestApp } from '../helpers/app.js';
 import { makeCategory, makePet } from '../helpers/factories.js';
@@ -75,5 +76,36 @@ describeDb('committed writes are reported, whichever edge made them', () => {
       { entity: 'inventory', kind: 'updated', petId: pet.id },
       { entity: 'pet', kind: 'updated', id: pet.id },
     ]);
+  });
+
+  it('stores the events it reports, in their order, under the ids the delivery hands out', async () => {
+    const pet = await makePet(app(), { quantity: 1 });
+    heard.length = 0;
+    const { delivery } = app().events;
+    const head = delivery.head;
+    const placed = await rest(app(), 'POST', '/store/orders', {
+      json: { petId: Number(pet.id), quantity: 1 },
+    });
+    expect(placed.status).toBe(201);
+    expect(heard.map((change) => change.entity)).toEqual(['order', 'inventory', 'pet']);
+    const stored = await app().database.prisma.$queryRawUnsafe<Record<string, unknown>[]>(
+      'SELECT "id", "entity", "kind", "entityId", "petId" FROM "ChangeEvent" ORDER BY "id" DESC LIMIT 3',
+    );
+    const rows = stored.reverse().map((row) => ({
+      id: BigInt(row.id as bigint),
+      entity: row.entity,
+      kind: row.kind,
+      entityId: BigInt(row.entityId as bigint),
+      petId: row.petId == null ? null : BigInt(row.petId as bigint),
+    }));
+    expect(rows.map((row) => ({ ...row, id: undefined }))).toEqual(
+      heard.map((change) => ({ ...toRow(change), id: undefined })),
+    );
+    // Delivered as offered, or else as read (an offer that does not follow the last event read).
+    await delivery.refresh();
+    const delivered = await delivery.after(head, 10);
+    expect(delivered.map((event) => [event.id, event.change])).toEqual(
+      rows.map((row, index) => [row.id, heard[index]]),
+    );
   });
 });

@@ -15,8 +15,7 @@ const ctx: DomainContext = {
   dialect: app.database.dialect,
   viewer: { authenticated: true, subject: 'doomed-writer', scopes: new Set(['orders:write']) },
   changes: {
-    record: app.changes.record,
-    subscribe: app.changes.subscribe,
+    ...app.changes,
     publish: async () => {
       process.kill(process.pid, 'SIGKILL');
       await new Promise(() => {});
