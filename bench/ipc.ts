@@ -1,13 +1,24 @@
+import { writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
+
 /**
  * The harness talks to each server process over Node's IPC channel, so it can read a server's SQL
- * statement count and memory without adding routes to the product.
+ * statement count and memory, and profile the runs it chooses, without adding routes to the
+ * product.
  */
 
-export type ToServer = { type: 'stats'; id: number } | { type: 'stop' };
+export type ToServer =
+  | { type: 'stats'; id: number }
+  /** Starts V8's CPU profiler (`--profile`: around one run, so that a profile is of one load). */
+  | { type: 'profile'; id: number }
+  /** Stops it and writes the profile to `file` (a `.cpuprofile`). */
+  | { type: 'profiled'; id: number; file: string }
+  | { type: 'stop' };
 
 export type FromServer =
   | { type: 'ready'; port: number }
-  | { type: 'stats'; id: number; statements: number; rss: number; cpuMicros: number };
+  | { type: 'stats'; id: number; statements: number; rss: number; cpuMicros: number }
+  | { type: 'done'; id: number; error?: string };
 
 export interface ServerStats {
   /** SQL statements sent since the process started. */
@@ -19,7 +30,7 @@ export interface ServerStats {
 }
 
 /**
- * Server side: announces the listening port, then answers `stats` and `stop`. A server also stops
+ * Server side: announces the listening port, then answers `stats`, `profile`, `profiled` and `stop`. A server also stops
  * when the harness goes away, so no process outlives a run.
  */
 export function answerHarness(
@@ -33,9 +44,24 @@ export function answerHarness(
   const exit = () => {
     void stop().finally(() => process.exit(0));
   };
+  let profiler: Session | undefined;
+  const profile = async (message: ToServer & { type: 'profile' | 'profiled' }) => {
+    if (message.type === 'profile') {
+      if (!profiler) {
+        profiler = new Session();
+        profiler.connect();
+        await profiler.post('Profiler.enable');
+      }
+      await profiler.post('Profiler.start');
+    } else {
+      if (!profiler) throw new Error('no profile was started');
+      const { profile } = await profiler.post('Profiler.stop');
+      await writeFile(message.file, JSON.stringify(profile));
+    }
+  };
   process.on('message', (message: ToServer) => {
     if (message.type === 'stop') exit();
-    else {
+    else if (message.type === 'stats') {
       const rss = process.memoryUsage.rss();
       const cpu = process.cpuUsage();
       send({
@@ -45,6 +71,11 @@ export function answerHarness(
         rss,
         cpuMicros: cpu.user + cpu.system,
       } satisfies FromServer);
+    } else {
+      profile(message).then(
+        () => send({ type: 'done', id: message.id } satisfies FromServer),
+        (error: unknown) => send({ type: 'done', id: message.id, error: String(error) }),
+      );
     }
   });
   process.on('disconnect', exit);

@@ -134,13 +134,16 @@ async function sampleRss<T>(
  * (product, floor, baseline, the product on the reference requests, then the reverse, …) so that a
  * noisy neighbour hits them alike (ratios are taken per round), then latency at a fixed rate: half
  * of the slowest one's median max throughput. Product and floor are always neighbours, so their
- * ratio is the steadiest.
+ * ratio is the steadiest. With `profileFile`, each saturation run is profiled on its own (a server
+ * that answers two contestants, the product's plain and keyed orders say, gets a profile of each)
+ * and written where `profileFile` says for the contestant's role and the round.
  */
 export async function measure(
   load: LoadGenerator,
   plan: Plan,
   requests: HttpRequest[],
   { product, floor, baseline, reference }: Servers,
+  profileFile?: (role: string, round: number) => string,
 ): Promise<Measurement> {
   const of = (server: ServerProcess | undefined, list = requests) =>
     server ? { server, requests: list } : undefined;
@@ -150,9 +153,10 @@ export async function measure(
     baseline: of(baseline),
     reference,
   };
-  const contestants = [roles.product, roles.floor, roles.baseline, roles.reference].filter(
-    (contestant): contestant is Contestant => contestant !== undefined,
-  );
+  const roleOf = new Map<Contestant, string>();
+  for (const [role, contestant] of Object.entries(roles))
+    if (contestant) roleOf.set(contestant, role);
+  const contestants = [...roleOf.keys()];
   const peaks = new Map<ServerProcess, number>();
   const run = async ({ server, requests }: Contestant, seconds: number, rate?: number) => {
     const connections = rate ? plan.rateConnections : plan.connections;
@@ -166,10 +170,13 @@ export async function measure(
     return result;
   };
   /** Runs `count` rounds, flipping the order every round: A B, B A, A B, … */
-  const alternate = async (count: number, once: (contestant: Contestant) => Promise<void>) => {
+  const alternate = async (
+    count: number,
+    once: (contestant: Contestant, round: number) => Promise<void>,
+  ) => {
     for (let round = 0; round < count; round++) {
       const order = round % 2 === 0 ? contestants : [...contestants].reverse();
-      for (const contestant of order) await once(contestant);
+      for (const contestant of order) await once(contestant, round);
     }
   };
 
@@ -179,10 +186,13 @@ export async function measure(
   const underLoad = new Map(
     contestants.map((c) => [c, { statements: 0, cpuMicros: 0, requests: 0 }]),
   );
-  await alternate(plan.runs, async (contestant) => {
-    const before = await contestant.server.stats();
+  await alternate(plan.runs, async (contestant, round) => {
+    const { server } = contestant;
+    if (profileFile) await server.startProfile();
+    const before = await server.stats();
     const result = await run(contestant, plan.runSeconds);
-    const after = await contestant.server.stats();
+    const after = await server.stats();
+    if (profileFile) await server.writeProfile(profileFile(roleOf.get(contestant) ?? '', round));
     const counts = underLoad.get(contestant);
     if (counts) {
       counts.statements += after.statements - before.statements;

@@ -78,15 +78,11 @@ const startFlags: string[] = (
 
 let productBuilt: Promise<unknown> | undefined;
 
-async function forkServer(
-  entry: string,
-  args: string[],
-  execArgv: string[],
-): Promise<ChildProcess> {
+async function forkServer(entry: string, args: string[]): Promise<ChildProcess> {
   productBuilt ??= buildProduct();
   await productBuilt;
   return fork(await compileServer(entry), args, {
-    execArgv: [...startFlags, ...execArgv],
+    execArgv: startFlags,
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     env: { ...process.env, NODE_ENV: 'production' },
   });
@@ -97,28 +93,21 @@ export interface ServerProcess {
   readonly url: string;
   readonly pid: number;
   stats(): Promise<ServerStats>;
+  /** Starts V8's CPU profiler in the server. */
+  startProfile(): Promise<void>;
+  /** Stops it and has the server write the profile to `file`. */
+  writeProfile(file: string): Promise<void>;
   stop(): Promise<void>;
 }
 
-export interface ServerOptions {
-  /** Extra node flags, e.g. `--cpu-prof`. */
-  execArgv?: string[];
-}
+type Reply = FromServer & { type: 'stats' | 'done' };
 
-async function startServer(
-  name: string,
-  entry: string,
-  args: string[],
-  options: ServerOptions = {},
-): Promise<ServerProcess> {
-  const child = await forkServer(entry, args, options.execArgv ?? []);
+async function startServer(name: string, entry: string, args: string[]): Promise<ServerProcess> {
+  const child = await forkServer(entry, args);
   const tail = outputTail(child);
-  // Stats asked for and not answered yet: a server that dies fails them rather than leaving the
+  // Questions asked and not answered yet: a server that dies fails them rather than leaving the
   // run waiting forever.
-  const pending = new Map<
-    number,
-    { resolve(stats: ServerStats): void; reject(error: Error): void }
-  >();
+  const pending = new Map<number, { resolve(reply: Reply): void; reject(error: Error): void }>();
   let nextId = 0;
   let exited = false;
   const exitedPromise = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -126,10 +115,7 @@ async function startServer(
   const port = await new Promise<number>((resolve, reject) => {
     child.on('message', (message: FromServer) => {
       if (message.type === 'ready') resolve(message.port);
-      else {
-        const { statements, rss, cpuMicros } = message;
-        pending.get(message.id)?.resolve({ statements, rss, cpuMicros });
-      }
+      else pending.get(message.id)?.resolve(message);
     });
     child.once('exit', (code) => {
       exited = true;
@@ -140,23 +126,36 @@ async function startServer(
     });
   });
 
+  const ask = (question: (id: number) => ToServer) =>
+    new Promise<Reply>((resolve, reject) => {
+      if (exited) return reject(new Error(`the ${name} server is not running:\n${tail()}`));
+      const id = nextId++;
+      pending.set(id, {
+        resolve: (reply) => {
+          pending.delete(id);
+          resolve(reply);
+        },
+        reject,
+      });
+      child.send(question(id));
+    });
+  const done = async (reply: Promise<Reply>) => {
+    const answer = await reply;
+    if (answer.type === 'done' && answer.error) throw new Error(`${name}: ${answer.error}`);
+  };
+
   return {
     name,
     url: `http://127.0.0.1:${port}`,
     pid: child.pid ?? 0,
-    stats: () =>
-      new Promise((resolve, reject) => {
-        if (exited) return reject(new Error(`the ${name} server is not running:\n${tail()}`));
-        const id = nextId++;
-        pending.set(id, {
-          resolve: (stats) => {
-            pending.delete(id);
-            resolve(stats);
-          },
-          reject,
-        });
-        child.send({ type: 'stats', id } satisfies ToServer);
-      }),
+    stats: async () => {
+      const reply = await ask((id) => ({ type: 'stats', id }));
+      if (reply.type !== 'stats') throw new Error(`the ${name} server answered ${reply.type}`);
+      const { statements, rss, cpuMicros } = reply;
+      return { statements, rss, cpuMicros };
+    },
+    startProfile: () => done(ask((id) => ({ type: 'profile', id }))),
+    writeProfile: (file) => done(ask((id) => ({ type: 'profiled', id, file }))),
     stop: async () => {
       if (exited) return;
       child.send({ type: 'stop' } satisfies ToServer);
@@ -168,8 +167,8 @@ async function startServer(
 }
 
 /** The product: the real app on the bench database, with the given environment. */
-export function startProduct(env: Record<string, string>, options: ServerOptions = {}) {
-  return startServer('product', './product/server.ts', [JSON.stringify(env)], options);
+export function startProduct(env: Record<string, string>) {
+  return startServer('product', './product/server.ts', [JSON.stringify(env)]);
 }
 
 /** Which framework floor: bare Yoga on node:http, or bare Hono on @hono/node-server. */
@@ -179,12 +178,8 @@ export type FloorKind = 'graphql' | 'rest';
  * A framework floor (bench/floor/) on the bench database, configured by the product's environment
  * (the same database URL and pool size).
  */
-export function startFloor(
-  kind: FloorKind,
-  env: Record<string, string>,
-  options: ServerOptions = {},
-) {
-  return startServer(`${kind} floor`, `./floor/${kind}-server.ts`, [JSON.stringify(env)], options);
+export function startFloor(kind: FloorKind, env: Record<string, string>) {
+  return startServer(`${kind} floor`, `./floor/${kind}-server.ts`, [JSON.stringify(env)]);
 }
 
 /** The baseline on the same database (a DATABASE_URL: SQLite file or PostgreSQL schema). */

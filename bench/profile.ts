@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 
 /**
- * Summarises a V8 `.cpuprofile` (from `npm run bench -- --profile`): self time by package and by
- * function, and total (inclusive) time of the heaviest functions.
- * Usage: tsx bench/profile.ts <file.cpuprofile> [rows]
+ * Summarises V8 `.cpuprofile`s (from `npm run bench -- --profile`, a file per saturation run), taken
+ * together: self time by package and by function, and total (inclusive) time of the heaviest
+ * functions.
+ * Usage: tsx bench/profile.ts <file.cpuprofile>... [--rows <n>]
  */
 interface ProfileNode {
   id: number;
@@ -17,10 +19,29 @@ interface Profile {
   timeDeltas: number[];
 }
 
-const [file, rowsArg = '25'] = process.argv.slice(2);
-if (!file) throw new Error('usage: tsx bench/profile.ts <file.cpuprofile> [rows]');
-const rows = Number(rowsArg);
-const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+const { values, positionals: files } = parseArgs({
+  options: { rows: { type: 'string', default: '25' } },
+  allowPositionals: true,
+});
+if (files.length === 0)
+  throw new Error('usage: tsx bench/profile.ts <file.cpuprofile>... [--rows <n>]');
+const rows = Number(values.rows);
+/** The profiles as one: each file's node ids moved past the previous files'. */
+const profile: Profile = { nodes: [], samples: [], timeDeltas: [] };
+for (const file of files) {
+  const one = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+  const offset = profile.nodes.reduce((max, node) => Math.max(max, node.id), 0);
+  for (const node of one.nodes) {
+    profile.nodes.push({
+      ...node,
+      id: node.id + offset,
+      ...(node.children ? { children: node.children.map((child) => child + offset) } : {}),
+    });
+  }
+  // One push per sample: a long profile has more samples than a call takes arguments.
+  for (const id of one.samples) profile.samples.push(id + offset);
+  for (const delta of one.timeDeltas) profile.timeDeltas.push(delta);
+}
 
 const selfMicros = new Map<number, number>();
 profile.samples.forEach((id, index) => {
@@ -84,7 +105,7 @@ for (const [id, micros] of selfMicros) {
 }
 
 console.log(
-  `${file}: ${(total / 1e6).toFixed(1)} s sampled, ${(((total - idleMicros) / total) * 100).toFixed(0)}% busy; shares below are of busy time`,
+  `${files.length === 1 ? files[0] : `${files.length} profiles`}: ${(total / 1e6).toFixed(1)} s sampled, ${(((total - idleMicros) / total) * 100).toFixed(0)}% busy; shares below are of busy time`,
 );
 top(byPackage, 'self time by package');
 top(byFunction, 'self time by function');

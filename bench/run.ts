@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -46,7 +46,8 @@ database of its own (bench/README.md), and writes the report to bench/results/.
   --databases <l>  sqlite,postgresql (default both); PostgreSQL at BENCH_POSTGRES_URL
                    (default ${DEFAULT_POSTGRES_URL}), in a schema of the run's own
   --only <names>   comma-separated scenarios: ${[...scenarios.map((s) => s.name), SUBSCRIBERS].join(', ')}
-  --profile        write CPU profiles of the product and the floors to bench/results/profiles/`;
+  --profile        write a CPU profile of every saturation run, a file per server, scenario and
+                   round, to bench/results/profiles/<the run's start>/ (bench/profile.ts reads them)`;
 
 const { values: options } = parseCommand({
   name: 'npm run bench',
@@ -89,15 +90,8 @@ const startedAt = new Date().toISOString();
 const dir = await mkdtemp(join(tmpdir(), 'petstore-bench-'));
 const secret = randomBytes(32).toString('hex');
 const token = await benchToken(secret);
-/** Node flags for a CPU profile of one server, named after it (`product-sqlite-<time>`). */
-const profileArgs = (server: string, database: BenchDatabase) =>
-  options.profile
-    ? [
-        '--cpu-prof',
-        `--cpu-prof-dir=${join(resultsDir, 'profiles')}`,
-        `--cpu-prof-name=${server}-${database}-${startedAt.replace(/[:.]/g, '-')}.cpuprofile`,
-      ]
-    : [];
+const profilesDir = join(resultsDir, 'profiles', startedAt.replace(/[:.]/g, '-'));
+if (options.profile) await mkdir(profilesDir, { recursive: true });
 const load = startLoadGenerator();
 const results: ScenarioResult[] = [];
 const idle: IdleMemory[] = [];
@@ -133,6 +127,7 @@ try {
   console.log(formatReport(report));
   if (subscribers.length > 0) console.log(`\n${formatSubscribers(subscribers)}`);
   progress(`\nJSON: ${await writeReport(report, resultsDir)}`);
+  if (options.profile) progress(`CPU profiles: ${profilesDir}`);
 } finally {
   load.stop();
   await rm(dir, { recursive: true, force: true });
@@ -159,12 +154,10 @@ async function benchDatabase(fixture: Fixture): Promise<ScenarioResult[]> {
     RESPONSE_CACHE_TTL_MS: '0',
   };
   const [product, baseline, ...floorList] = await Promise.all([
-    startProduct(productEnv, { execArgv: profileArgs('product', database) }),
+    startProduct(productEnv),
     startBaseline(fixture.url),
     // The floors read the same database with the product's configuration.
-    ...floorKinds.map((kind) =>
-      startFloor(kind, productEnv, { execArgv: profileArgs(`floor-${kind}`, database) }),
-    ),
+    ...floorKinds.map((kind) => startFloor(kind, productEnv)),
   ]);
   const floors = new Map<FloorKind, ServerProcess>(
     floorKinds.map((kind, i) => [kind, floorList[i] as ServerProcess]),
@@ -220,7 +213,12 @@ async function benchDatabase(fixture: Fixture): Promise<ScenarioResult[]> {
       );
       result.statementsPerRequest = verified.statementsPerRequest;
       progress(`${database} ${scenario.name}: measuring…`);
-      Object.assign(result, await measure(load, plan, requests, servers));
+      // `sqlite-rest-pet-floor-2.cpuprofile`: the REST floor's second saturation run of rest-pet.
+      const profileFile = options.profile
+        ? (role: string, round: number) =>
+            join(profilesDir, `${database}-${scenario.name}-${role}-${round + 1}.cpuprofile`)
+        : undefined;
+      Object.assign(result, await measure(load, plan, requests, servers, profileFile));
       if (scenario.writes) result.unaccountedUnits = await fixture.unaccountedUnits();
     }
     if (!only || only.includes(SUBSCRIBERS)) {
