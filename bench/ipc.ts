@@ -10,9 +10,9 @@ import { Session } from 'node:inspector/promises';
 export type ToServer =
   | { type: 'stats'; id: number }
   /** Starts V8's CPU profiler (`--profile`: around one run, so that a profile is of one load). */
-  | { type: 'profile'; id: number }
+  | { type: 'startProfile'; id: number }
   /** Stops it and writes the profile to `file` (a `.cpuprofile`). */
-  | { type: 'profiled'; id: number; file: string }
+  | { type: 'writeProfile'; id: number; file: string }
   | { type: 'stop' };
 
 export type FromServer =
@@ -30,8 +30,8 @@ export interface ServerStats {
 }
 
 /**
- * Server side: announces the listening port, then answers `stats`, `profile`, `profiled` and `stop`. A server also stops
- * when the harness goes away, so no process outlives a run.
+ * Server side: announces the listening port, then answers `stats`, `startProfile`, `writeProfile`
+ * and `stop`. A server also stops when the harness goes away, so no process outlives a run.
  */
 export function answerHarness(
   port: number,
@@ -45,8 +45,8 @@ export function answerHarness(
     void stop().finally(() => process.exit(0));
   };
   let profiler: Session | undefined;
-  const profile = async (message: ToServer & { type: 'profile' | 'profiled' }) => {
-    if (message.type === 'profile') {
+  const profile = async (message: ToServer & { type: 'startProfile' | 'writeProfile' }) => {
+    if (message.type === 'startProfile') {
       if (!profiler) {
         profiler = new Session();
         profiler.connect();

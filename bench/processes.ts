@@ -154,8 +154,8 @@ async function startServer(name: string, entry: string, args: string[]): Promise
       const { statements, rss, cpuMicros } = reply;
       return { statements, rss, cpuMicros };
     },
-    startProfile: () => done(ask((id) => ({ type: 'profile', id }))),
-    writeProfile: (file) => done(ask((id) => ({ type: 'profiled', id, file }))),
+    startProfile: () => done(ask((id) => ({ type: 'startProfile', id }))),
+    writeProfile: (file) => done(ask((id) => ({ type: 'writeProfile', id, file }))),
     stop: async () => {
       if (exited) return;
       child.send({ type: 'stop' } satisfies ToServer);
