@@ -45,7 +45,7 @@ export function answerHarness(
     void stop().finally(() => process.exit(0));
   };
   let profiler: Session | undefined;
-  const profile = async (message: ToServer & { type: 'startProfile' | 'writeProfile' }) => {
+  const answerProfile = async (message: ToServer & { type: 'startProfile' | 'writeProfile' }) => {
     if (message.type === 'startProfile') {
       if (!profiler) {
         profiler = new Session();
@@ -72,7 +72,7 @@ export function answerHarness(
         cpuMicros: cpu.user + cpu.system,
       } satisfies FromServer);
     } else {
-      profile(message).then(
+      answerProfile(message).then(
         () => send({ type: 'done', id: message.id } satisfies FromServer),
         (error: unknown) => send({ type: 'done', id: message.id, error: String(error) }),
       );

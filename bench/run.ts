@@ -46,8 +46,9 @@ database of its own (bench/README.md), and writes the report to bench/results/.
   --databases <l>  sqlite,postgresql (default both); PostgreSQL at BENCH_POSTGRES_URL
                    (default ${DEFAULT_POSTGRES_URL}), in a schema of the run's own
   --only <names>   comma-separated scenarios: ${[...scenarios.map((s) => s.name), SUBSCRIBERS].join(', ')}
-  --profile        write a CPU profile of every saturation run, a file per server, scenario and
-                   round, to bench/results/profiles/<the run's start>/ (bench/profile.ts reads them)`;
+  --profile        write a CPU profile of every saturation run, a file per database, scenario,
+                   role (product, floor, baseline, reference) and round, to
+                   bench/results/profiles/<the run's start>/ (bench/profile.ts reads them)`;
 
 const { values: options } = parseCommand({
   name: 'npm run bench',
