@@ -29,21 +29,23 @@ export interface Metrics {
 
 type ProcessMetric = (registry: Registry, config: { eventLoopMonitoringPrecision: number }) => void;
 
-const promClientModule = createRequire(import.meta.url);
+/** prom-client's own modules, which its package exports only as CommonJS files. */
+const requirePromClient = createRequire(import.meta.url);
 
 /**
- * prom-client's default process metrics (`collectDefaultMetrics`, its list and its modules) but
- * `nodejs_gc_duration_seconds`: that one observes every garbage collection (a `PerformanceObserver`
- * of `gc` entries), and on Node 20 a process with such an observer ran about 15% more instructions
- * a request in all, in every `process.nextTick` (bench/README.md, twenty-second round).
+ * prom-client's default process metrics, from its own list and modules (`collectDefaultMetrics`
+ * cannot leave one out), but `nodejs_gc_duration_seconds`: it observes every garbage collection
+ * (a `PerformanceObserver` of `gc` entries), and on Node 20 the REST floor's read ran 16% more
+ * instructions in a process with such an observer, every `process.nextTick` taking V8's slow path
+ * (bench/README.md, twenty-second round). The event loop's precision is prom-client's default.
  */
 function registerProcessMetrics(registry: Registry): void {
-  const { metricsList } = promClientModule('prom-client/lib/defaultMetrics') as {
+  const { metricsList } = requirePromClient('prom-client/lib/defaultMetrics') as {
     metricsList: readonly string[];
   };
   for (const name of metricsList) {
     if (name === 'gc') continue;
-    const metric = promClientModule(`prom-client/lib/metrics/${name}`) as ProcessMetric;
+    const metric = requirePromClient(`prom-client/lib/metrics/${name}`) as ProcessMetric;
     metric(registry, { eventLoopMonitoringPrecision: 10 });
   }
 }
