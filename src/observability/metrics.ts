@@ -1,5 +1,4 @@
-import { createRequire } from 'node:module';
-import { Counter, Gauge, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { Database } from '../db/client.js';
 import { BoundedLabel } from './bounded-label.js';
 import { SeriesCounter, SeriesHistogram } from './series.js';
@@ -27,36 +26,13 @@ export interface Metrics {
   client(subject: string | undefined, userAgent: string | null | undefined): string;
 }
 
-type ProcessMetric = (registry: Registry, config: { eventLoopMonitoringPrecision: number }) => void;
-
-/** prom-client's own modules, which its package exports only as CommonJS files. */
-const requirePromClient = createRequire(import.meta.url);
-
-/**
- * prom-client's default process metrics, from its own list and modules (`collectDefaultMetrics`
- * cannot leave one out), but `nodejs_gc_duration_seconds`: it observes every garbage collection
- * (a `PerformanceObserver` of `gc` entries), and on Node 20 the REST floor's read ran 16% more
- * instructions in a process with such an observer, every `process.nextTick` taking V8's slow path
- * (bench/README.md, twenty-second round). The event loop's precision is prom-client's default.
- */
-function registerProcessMetrics(registry: Registry): void {
-  const { metricsList } = requirePromClient('prom-client/lib/defaultMetrics') as {
-    metricsList: readonly string[];
-  };
-  for (const name of metricsList) {
-    if (name === 'gc') continue;
-    const metric = requirePromClient(`prom-client/lib/metrics/${name}`) as ProcessMetric;
-    metric(registry, { eventLoopMonitoringPrecision: 10 });
-  }
-}
-
 /**
  * `live`, when given, is read for the number of open subscriptions (both transports): the gauge
  * `petstore_subscriptions_open`.
  */
 export function createMetrics(database: Database, live?: { readonly size: number }): Metrics {
   const registry = new Registry();
-  registerProcessMetrics(registry);
+  collectDefaultMetrics({ register: registry });
 
   if (live) {
     new Gauge({
