@@ -28,9 +28,9 @@ if (files.length === 0)
 const rows = Number(values.rows);
 /** The profiles as one: each file's node ids moved past the previous files'. */
 const profile: Profile = { nodes: [], samples: [], timeDeltas: [] };
+let offset = 0;
 for (const file of files) {
   const one = JSON.parse(readFileSync(file, 'utf8')) as Profile;
-  const offset = profile.nodes.reduce((max, node) => Math.max(max, node.id), 0);
   for (const node of one.nodes) {
     profile.nodes.push({
       ...node,
@@ -41,6 +41,7 @@ for (const file of files) {
   // One push per sample: a long profile has more samples than a call takes arguments.
   for (const id of one.samples) profile.samples.push(id + offset);
   for (const delta of one.timeDeltas) profile.timeDeltas.push(delta);
+  offset += one.nodes.reduce((max, node) => Math.max(max, node.id), 0);
 }
 
 const selfMicros = new Map<number, number>();
