@@ -1,5 +1,5 @@
 import { Prisma } from '../generated/sqlite/client.js';
-import type { Db, SqlDialect } from './client.js';
+import type { Database, Db } from './client.js';
 import type { Queries } from './transaction.js';
 
 /** A response as it is recorded for a key, and replayed. */
@@ -30,23 +30,24 @@ export interface Claim {
 interface KeyRow {
   owner: string | null;
   fingerprint: string;
-  leaseUntil: bigint | number | null;
-  status: bigint | number | null;
+  leaseUntil: number | string | null;
+  status: number | string | null;
   headers: string | null;
   body: string | null;
 }
 
 /**
- * Claims a key for a request, in statements that commit on their own: a new key, a key whose time
- * is up, or one whose request stopped answering (its lease ran out) becomes this request's.
- * Answers undefined when it did, else what holds the key. A new key is one insert (PostgreSQL); a
- * key already there, one upsert (the same on SQLite and PostgreSQL) that rewrites a stale row as this claim and
- * leaves any other as it is, returning the row either way, so that what holds the key is read in
- * the same step (PostgreSQL waits there for a transaction recording the key).
+ * Claims a key for a request, in one statement that commits on its own: a new key, a key whose
+ * time is up, or one whose request stopped answering (its lease ran out) becomes this request's.
+ * Answers undefined when it did, else what holds the key. The statement is an upsert that rewrites
+ * a stale row as this claim and leaves any other as it is, returning the row either way, so that
+ * what holds the key is read in the same step (PostgreSQL waits there for a transaction recording
+ * the key; on SQLite's one connection no other request's transaction runs between the claim and
+ * the read, so a retry sees the first request running, never done). It runs without Prisma's
+ * client (`Database.query`): on the path of every keyed write.
  */
 export async function claimKey(
-  db: Db,
-  dialect: SqlDialect,
+  database: Pick<Database, 'query'>,
   claim: Claim,
   now: number,
 ): Promise<KeyHolder | undefined> {
@@ -54,23 +55,13 @@ export async function claimKey(
   const leaseUntil = BigInt(claim.leaseUntil);
   const expiresAt = BigInt(claim.expiresAt);
   const at = BigInt(now);
-  // A new key, the usual case: one short insert. Not on SQLite, whose one connection could run
-  // another request's transaction between this and the upsert: the claim and the read of what
-  // holds the key are one step there (a retry then sees the first request running, never done).
-  if (dialect === 'postgresql') {
-    const inserted = await db.$executeRaw`
-      INSERT INTO "IdempotencyKey" ("id", "fingerprint", "owner", "leaseUntil", "expiresAt")
-      VALUES (${id}, ${fingerprint}, ${owner}, ${leaseUntil}, ${expiresAt})
-      ON CONFLICT ("id") DO NOTHING`;
-    if (inserted === 1) return undefined;
-  }
   const stale = Prisma.sql`("IdempotencyKey"."expiresAt" <= ${at}
     OR ("IdempotencyKey"."status" IS NULL AND "IdempotencyKey"."leaseUntil" <= ${at}))`;
   const claimed = (column: string) =>
     Prisma.sql`${Prisma.raw(`"${column}"`)} = CASE WHEN ${stale} THEN excluded.${Prisma.raw(`"${column}"`)} ELSE "IdempotencyKey".${Prisma.raw(`"${column}"`)} END`;
   const cleared = (column: string) =>
     Prisma.sql`${Prisma.raw(`"${column}"`)} = CASE WHEN ${stale} THEN NULL ELSE "IdempotencyKey".${Prisma.raw(`"${column}"`)} END`;
-  const [row] = await db.$queryRaw<KeyRow[]>`
+  const [row] = await database.query<KeyRow>(Prisma.sql`
     INSERT INTO "IdempotencyKey" ("id", "fingerprint", "owner", "leaseUntil", "expiresAt")
     VALUES (${id}, ${fingerprint}, ${owner}, ${leaseUntil}, ${expiresAt})
     ON CONFLICT ("id") DO UPDATE SET
@@ -81,7 +72,7 @@ export async function claimKey(
         ],
         ', ',
       )}
-    RETURNING "owner", "fingerprint", "leaseUntil", "status", "headers", "body"`;
+    RETURNING "owner", "fingerprint", "leaseUntil", "status", "headers", "body"`);
   if (!row) throw new Error('the idempotency key claim returned no row');
   if (row.owner === owner) return undefined;
   if (row.status === null)

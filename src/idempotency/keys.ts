@@ -240,7 +240,7 @@ export function createIdempotency(options: IdempotencyOptions): Idempotency {
       ...{ id, fingerprint: print, owner },
       ...{ leaseUntil: now + options.leaseMs, expiresAt: now + ttlMs },
     };
-    const holder = await claimKey(db, database.dialect, claim, now);
+    const holder = await claimKey(database, claim, now);
     if (!holder) return { kind: 'run', request: keyedRequest(id, owner) };
     if (holder.fingerprint !== print) throw reused();
     if (holder.state === 'answered') return { kind: 'replay', response: holder.response };
