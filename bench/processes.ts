@@ -3,7 +3,9 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
+import { mintToken } from '../src/auth/tokens.js';
 import { build as buildProduct, distDir } from '../src/build.js';
+import { scopes } from '../src/domain/authorization.js';
 import type { FromServer, ServerStats, ToServer } from './ipc.js';
 import type { LoadJob, LoadResult } from './load.js';
 
@@ -76,13 +78,32 @@ const startFlags: string[] = (
   .split(' ')
   .filter(Boolean);
 
+/**
+ * A program the server's `node` runs under (valgrind, say: bench/instructions.ts), with its own
+ * arguments and any Node flags the program needs added to the start's.
+ */
+export interface Launcher {
+  command: string;
+  args: string[];
+  nodeFlags: string[];
+}
+
 let productBuilt: Promise<unknown> | undefined;
 
-async function forkServer(entry: string, args: string[]): Promise<ChildProcess> {
+async function forkServer(
+  entry: string,
+  args: string[],
+  launcher?: Launcher,
+): Promise<ChildProcess> {
   productBuilt ??= buildProduct();
   await productBuilt;
   return fork(await compileServer(entry), args, {
-    execArgv: startFlags,
+    ...(launcher
+      ? {
+          execPath: launcher.command,
+          execArgv: [...launcher.args, process.execPath, ...startFlags, ...launcher.nodeFlags],
+        }
+      : { execArgv: startFlags }),
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     env: { ...process.env, NODE_ENV: 'production' },
   });
@@ -102,8 +123,13 @@ export interface ServerProcess {
 
 type Reply = FromServer & { type: 'stats' | 'done' };
 
-async function startServer(name: string, entry: string, args: string[]): Promise<ServerProcess> {
-  const child = await forkServer(entry, args);
+async function startServer(
+  name: string,
+  entry: string,
+  args: string[],
+  launcher?: Launcher,
+): Promise<ServerProcess> {
+  const child = await forkServer(entry, args, launcher);
   const tail = outputTail(child);
   // Questions asked and not answered yet: a server that dies fails them rather than leaving the
   // run waiting forever.
@@ -166,9 +192,35 @@ async function startServer(name: string, entry: string, args: string[]): Promise
   };
 }
 
+/**
+ * The product's environment in a run: the bench database, the run's token secret, and what the
+ * bench measures without (the rate limits, info logs, the response cache).
+ */
+export function productEnvironment(databaseUrl: string, secret: string): Record<string, string> {
+  return {
+    DATABASE_URL: databaseUrl,
+    SEED: 'false',
+    NODE_ENV: 'production',
+    AUTH_JWT_SECRET: secret,
+    // One load generator is one client, far over any per-client budget.
+    RATE_LIMIT_PER_MINUTE: '0',
+    RATE_LIMIT_COST_PER_MINUTE: '0',
+    MAX_SUBSCRIPTIONS_PER_CLIENT: '5000',
+    // Warnings and errors only: the run measures the gateway, not log shipping.
+    LOG_LEVEL: 'warn',
+    // The headline scenarios measure uncached work; the `-cached` ones use a second product.
+    RESPONSE_CACHE_TTL_MS: '0',
+  };
+}
+
+/** A token with every scope (the product's own minting), for the operations that need one. */
+export function benchToken(secret: string): Promise<string> {
+  return mintToken(secret, { scopes, subject: 'bench', expiresIn: 2 * 3600 });
+}
+
 /** The product: the real app on the bench database, with the given environment. */
-export function startProduct(env: Record<string, string>) {
-  return startServer('product', './product/server.ts', [JSON.stringify(env)]);
+export function startProduct(env: Record<string, string>, launcher?: Launcher) {
+  return startServer('product', './product/server.ts', [JSON.stringify(env)], launcher);
 }
 
 /** Which framework floor: bare Yoga on node:http, or bare Hono on @hono/node-server. */
@@ -178,13 +230,13 @@ export type FloorKind = 'graphql' | 'rest';
  * A framework floor (bench/floor/) on the bench database, configured by the product's environment
  * (the same database URL and pool size).
  */
-export function startFloor(kind: FloorKind, env: Record<string, string>) {
-  return startServer(`${kind} floor`, `./floor/${kind}-server.ts`, [JSON.stringify(env)]);
+export function startFloor(kind: FloorKind, env: Record<string, string>, launcher?: Launcher) {
+  return startServer(`${kind} floor`, `./floor/${kind}-server.ts`, [JSON.stringify(env)], launcher);
 }
 
 /** The baseline on the same database (a DATABASE_URL: SQLite file or PostgreSQL schema). */
-export function startBaseline(databaseUrl: string) {
-  return startServer('baseline', './baseline/server.ts', [databaseUrl]);
+export function startBaseline(databaseUrl: string, launcher?: Launcher) {
+  return startServer('baseline', './baseline/server.ts', [databaseUrl], launcher);
 }
 
 export interface LoadGenerator {

@@ -4,13 +4,13 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { mintToken } from '../src/auth/tokens.js';
 import { fail, parseCommand, UsageError } from '../src/cli.js';
-import { scopes } from '../src/domain/authorization.js';
 import { type BenchDatabase, createFixture, type Fixture } from './fixture.js';
 import { fullPlan, measure, quickPlan } from './measure.js';
 import {
+  benchToken,
   type FloorKind,
+  productEnvironment,
   type ServerProcess,
   startBaseline,
   startFloor,
@@ -82,11 +82,6 @@ const resultsDir = fileURLToPath(new URL('./results', import.meta.url));
 
 const progress = (message: string) => process.stderr.write(`${message}\n`);
 
-/** A token with every scope (the product's own minting), for the operations that need one. */
-function benchToken(secret: string): Promise<string> {
-  return mintToken(secret, { scopes, subject: 'bench', expiresIn: 2 * 3600 });
-}
-
 const startedAt = new Date().toISOString();
 const dir = await mkdtemp(join(tmpdir(), 'petstore-bench-'));
 const secret = randomBytes(32).toString('hex');
@@ -140,20 +135,7 @@ async function benchDatabase(fixture: Fixture): Promise<ScenarioResult[]> {
   const floorKinds = [...new Set(selected.flatMap((s) => (s.floor ? [s.floor] : [])))];
   const floorNames = floorKinds.map((kind) => `the ${kind} floor, `).join('');
   progress(`${database}: starting the product, ${floorNames}the baseline…`);
-  const productEnv = {
-    DATABASE_URL: fixture.url,
-    SEED: 'false',
-    NODE_ENV: 'production',
-    AUTH_JWT_SECRET: secret,
-    // One load generator is one client, far over any per-client budget.
-    RATE_LIMIT_PER_MINUTE: '0',
-    RATE_LIMIT_COST_PER_MINUTE: '0',
-    MAX_SUBSCRIPTIONS_PER_CLIENT: '5000',
-    // Warnings and errors only: the run measures the gateway, not log shipping.
-    LOG_LEVEL: 'warn',
-    // The headline scenarios measure uncached work; the `-cached` ones use a second product.
-    RESPONSE_CACHE_TTL_MS: '0',
-  };
+  const productEnv = productEnvironment(fixture.url, secret);
   const [product, baseline, ...floorList] = await Promise.all([
     startProduct(productEnv),
     startBaseline(fixture.url),

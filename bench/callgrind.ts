@@ -1,0 +1,138 @@
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+
+/** Instructions a function ran itself (callees excluded), and where it belongs. */
+export interface FunctionCost {
+  name: string;
+  group: string;
+  instructions: number;
+}
+
+/**
+ * Where a function belongs: JavaScript by package (V8's code names carry the file), V8's builtins,
+ * V8's C++ (its runtime, the collector, the compilers), Node's C++, or the library it is in.
+ */
+function groupOf(name: string, object: string): string {
+  if (name.startsWith('Builtins_') || /^(Builtin|BytecodeHandler|Handler|Stub):/.test(name))
+    return 'V8 builtins';
+  if (/^(JS|LazyCompile|Function|Script):/.test(name)) {
+    const packageName = /node_modules\/((?:@[^/]+\/)?[^/:]+)/.exec(name)?.[1];
+    if (packageName) return `JS ${packageName}`;
+    if (/ node:/.test(name)) return 'JS node (built-in)';
+    const project = /\/(dist|bench\/results\/build)\//.exec(name);
+    return project ? 'JS the project' : 'JS (other)';
+  }
+  if (name.startsWith('0x')) return 'JIT code unnamed';
+  if (name.startsWith('v8::internal::Runtime_')) return 'V8 runtime';
+  if (name.startsWith('v8::') || name.startsWith('cppgc::')) return 'V8 C++';
+  if (name.startsWith('node::')) return 'node C++';
+  return basename(object) || '(unknown object)';
+}
+
+/** V8's `--perf-basic-prof` map: start address, size, and the name of each piece of code made. */
+function readPerfMap(file: string) {
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .flatMap((line) => {
+      const match = /^([0-9a-f]+) ([0-9a-f]+) (.*)$/.exec(line);
+      if (!match) return [];
+      const start = BigInt(`0x${match[1]}`);
+      return [{ start, end: start + BigInt(`0x${match[2]}`), name: match[3] as string }];
+    });
+}
+
+/**
+ * Names JIT addresses: the last entry of the map that covers an address wins, since V8 reuses the
+ * memory of code it dropped for code it makes later.
+ */
+function nameAddresses(addresses: readonly bigint[], perfMapFile: string): Map<bigint, string> {
+  const sorted = [...addresses].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const names = new Map<bigint, string>();
+  for (const entry of readPerfMap(perfMapFile)) {
+    let low = 0;
+    let high = sorted.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if ((sorted[middle] as bigint) < entry.start) low = middle + 1;
+      else high = middle;
+    }
+    for (let at = low; at < sorted.length && (sorted[at] as bigint) < entry.end; at++)
+      names.set(sorted[at] as bigint, entry.name);
+  }
+  return names;
+}
+
+/**
+ * Reads one thread's callgrind dump: the instructions each function ran itself. A function that
+ * callgrind knows only by its address (V8's generated code) is named from the perf map.
+ */
+export function readCallgrind(dumpFile: string, perfMapFile: string): FunctionCost[] {
+  const names = {
+    ob: new Map<string, string>(),
+    fl: new Map<string, string>(),
+    fn: new Map<string, string>(),
+  };
+  const kindOf = {
+    ob: 'ob',
+    cob: 'ob',
+    fl: 'fl',
+    fi: 'fl',
+    fe: 'fl',
+    cfi: 'fl',
+    cfl: 'fl',
+    fn: 'fn',
+    cfn: 'fn',
+  } as const;
+  /** Resolves `(id) name` (a definition) or `(id)` (a reference) of a compressed name. */
+  const resolve = (kind: keyof typeof names, value: string) => {
+    const match = /^\((\d+)\)(?: (.*))?$/.exec(value);
+    if (!match) return value;
+    const [, id, name] = match as unknown as [string, string, string | undefined];
+    if (name !== undefined) names[kind].set(id, name);
+    return names[kind].get(id) ?? `(${id})`;
+  };
+  let positions = 1;
+  let object = '';
+  let fn = '';
+  let skipNext = false;
+  const self = new Map<string, { object: string; instructions: number }>();
+  for (const line of readFileSync(dumpFile, 'utf8').split('\n')) {
+    const spec = /^([a-z]+)=(.*)$/.exec(line);
+    if (spec) {
+      const [, key, value] = spec as unknown as [string, string, string];
+      if (key === 'calls') {
+        // The next cost line is the call's inclusive cost, not the caller's own.
+        skipNext = true;
+        continue;
+      }
+      const kind = kindOf[key as keyof typeof kindOf];
+      if (!kind) continue;
+      const name = resolve(kind, value);
+      if (key === 'ob') object = name;
+      else if (key === 'fn') fn = name;
+      continue;
+    }
+    if (line.startsWith('positions:')) positions = line.split(' ').length - 1;
+    if (!/^[0-9+\-*]/.test(line)) continue;
+    if (skipNext) {
+      skipNext = false;
+      continue;
+    }
+    const instructions = Number(line.split(' ')[positions] ?? 0);
+    const entry = self.get(fn) ?? { object, instructions: 0 };
+    entry.instructions += instructions;
+    self.set(fn, entry);
+  }
+  const jit = [...self.keys()]
+    .filter((name) => /^0x[0-9a-f]+$/.test(name))
+    .map((name) => BigInt(name));
+  const jitNames = nameAddresses(jit, perfMapFile);
+  const merged = new Map<string, FunctionCost>();
+  for (const [name, { object: from, instructions }] of self) {
+    const named = /^0x[0-9a-f]+$/.test(name) ? (jitNames.get(BigInt(name)) ?? name) : name;
+    const cost = merged.get(named) ?? { name: named, group: groupOf(named, from), instructions: 0 };
+    cost.instructions += instructions;
+    merged.set(named, cost);
+  }
+  return [...merged.values()];
+}
