@@ -8,6 +8,18 @@ export interface FunctionCost {
   instructions: number;
 }
 
+/** Instructions of a function's calls to another, the callee's own and its callees' included. */
+export interface CallCost {
+  caller: string;
+  callee: string;
+  instructions: number;
+}
+
+export interface Callgrind {
+  functions: FunctionCost[];
+  calls: CallCost[];
+}
+
 /**
  * Where a function belongs: JavaScript by package (V8's code names carry the file), V8's builtins,
  * V8's C++ (its runtime, the collector, the compilers), Node's C++, or the library it is in.
@@ -66,7 +78,7 @@ function nameAddresses(addresses: readonly bigint[], perfMapFile: string): Map<b
  * Reads one thread's callgrind dump: the instructions each function ran itself. A function that
  * callgrind knows only by its address (V8's generated code) is named from the perf map.
  */
-export function readCallgrind(dumpFile: string, perfMapFile: string): FunctionCost[] {
+export function readCallgrind(dumpFile: string, perfMapFile: string): Callgrind {
   const names = {
     ob: new Map<string, string>(),
     fl: new Map<string, string>(),
@@ -94,15 +106,17 @@ export function readCallgrind(dumpFile: string, perfMapFile: string): FunctionCo
   let positions = 1;
   let object = '';
   let fn = '';
-  let skipNext = false;
+  let callee = '';
+  /** The callee of the cost line that follows a `calls=` line: that cost is the call's. */
+  let callOf: string | undefined;
   const self = new Map<string, { object: string; instructions: number }>();
+  const calls = new Map<string, CallCost>();
   for (const line of readFileSync(dumpFile, 'utf8').split('\n')) {
     const spec = /^([a-z]+)=(.*)$/.exec(line);
     if (spec) {
       const [, key, value] = spec as unknown as [string, string, string];
       if (key === 'calls') {
-        // The next cost line is the call's inclusive cost, not the caller's own.
-        skipNext = true;
+        callOf = callee;
         continue;
       }
       const kind = kindOf[key as keyof typeof kindOf];
@@ -110,29 +124,53 @@ export function readCallgrind(dumpFile: string, perfMapFile: string): FunctionCo
       const name = resolve(kind, value);
       if (key === 'ob') object = name;
       else if (key === 'fn') fn = name;
+      else if (key === 'cfn') callee = name;
       continue;
     }
     if (line.startsWith('positions:')) positions = line.split(' ').length - 1;
     if (!/^[0-9+\-*]/.test(line)) continue;
-    if (skipNext) {
-      skipNext = false;
+    const instructions = Number(line.split(' ')[positions] ?? 0);
+    if (callOf !== undefined) {
+      const key = `${fn}\n${callOf}`;
+      const call = calls.get(key) ?? { caller: fn, callee: callOf, instructions: 0 };
+      call.instructions += instructions;
+      calls.set(key, call);
+      callOf = undefined;
       continue;
     }
-    const instructions = Number(line.split(' ')[positions] ?? 0);
     const entry = self.get(fn) ?? { object, instructions: 0 };
     entry.instructions += instructions;
     self.set(fn, entry);
   }
-  const jit = [...self.keys()]
-    .filter((name) => /^0x[0-9a-f]+$/.test(name))
-    .map((name) => BigInt(name));
-  const jitNames = nameAddresses(jit, perfMapFile);
-  const merged = new Map<string, FunctionCost>();
+  // A name with its callers (`--separate-callers`) is `fn'caller'caller's caller`, each maybe an
+  // address.
+  const isAddress = (part: string) => /^0x[0-9a-f]+$/.test(part);
+  const addresses = [...self.keys(), ...[...calls.values()].map((call) => call.callee)]
+    .flatMap((name) => name.split("'"))
+    .filter(isAddress)
+    .map((part) => BigInt(part));
+  const jitNames = nameAddresses([...new Set(addresses)], perfMapFile);
+  const named = (name: string) =>
+    name
+      .split("'")
+      .map((part) => (isAddress(part) ? (jitNames.get(BigInt(part)) ?? part) : part))
+      .join("'");
+  const functions = new Map<string, FunctionCost>();
   for (const [name, { object: from, instructions }] of self) {
-    const named = /^0x[0-9a-f]+$/.test(name) ? (jitNames.get(BigInt(name)) ?? name) : name;
-    const cost = merged.get(named) ?? { name: named, group: groupOf(named, from), instructions: 0 };
+    const cost = functions.get(named(name)) ?? {
+      name: named(name),
+      group: groupOf(named(name), from),
+      instructions: 0,
+    };
     cost.instructions += instructions;
-    merged.set(named, cost);
+    functions.set(cost.name, cost);
   }
-  return [...merged.values()];
+  return {
+    functions: [...functions.values()],
+    calls: [...calls.values()].map((call) => ({
+      ...call,
+      caller: named(call.caller),
+      callee: named(call.callee),
+    })),
+  };
 }

@@ -9,7 +9,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fail, parseCommand, UsageError } from '../src/cli.js';
-import { type FunctionCost, readCallgrind } from './callgrind.js';
+import { type CallCost, type Callgrind, type FunctionCost, readCallgrind } from './callgrind.js';
 import { type BenchDatabase, createFixture } from './fixture.js';
 import { type HttpRequest, send } from './http.js';
 import {
@@ -34,7 +34,11 @@ function, with each server after the first compared with the first.
   --servers <list>    ${ROLES.join(', ')} (default product,floor); run side by side
   --warmup <n>        requests before counting (default 12000: fewer leave code unoptimised)
   --requests <n>      requests counted (default 2000)
-  --rows <n>          functions listed (default 30)`;
+  --rows <n>          functions listed (default 30)
+  --context <n>       names each function with its n nearest callers (callgrind's
+                      --separate-callers): slower, but says which path a cost is on
+  --callers <regex>   also lists the JavaScript functions whose calls reached the functions whose
+                      names match (through builtins and V8's C++), with what those calls cost`;
 
 const { values: options } = parseCommand({
   name: 'npx tsx bench/instructions.ts',
@@ -48,6 +52,8 @@ const { values: options } = parseCommand({
     warmup: { type: 'string', default: '12000' },
     requests: { type: 'string', default: '2000' },
     rows: { type: 'string', default: '30' },
+    context: { type: 'string', default: '0' },
+    callers: { type: 'string' },
   },
 });
 const command = { name: 'bench/instructions.ts' };
@@ -97,7 +103,7 @@ const fixture = await createFixture({
 });
 
 /** Runs one server under callgrind: warmed up, then counted; answers its functions' costs. */
-async function count(role: Role): Promise<FunctionCost[]> {
+async function count(role: Role): Promise<Callgrind> {
   const launcher: Launcher = {
     command: 'valgrind',
     args: [
@@ -105,6 +111,7 @@ async function count(role: Role): Promise<FunctionCost[]> {
       // V8 writes and rewrites code in memory: valgrind must see each change.
       '--smc-check=all-non-file',
       '--separate-threads=yes',
+      `--separate-callers=${Number(options.context)}`,
       `--callgrind-out-file=${join(dir, `${role}.%p`)}`,
     ],
     nodeFlags: ['--perf-basic-prof'],
@@ -162,9 +169,37 @@ function table(title: string, sums: readonly Map<string, number>[], limit: numbe
     console.log(`${sums.map((map) => format(map.get(key) ?? 0)).join(' ')}  ${key.slice(0, 140)}`);
 }
 
+/**
+ * The cost of calls to the functions matching `pattern`, by the nearest JavaScript function above
+ * them: a call from a builtin or from V8's C++ is charged to that function's own callers, in
+ * proportion to what each of their calls cost.
+ */
+function javaScriptCallers(calls: readonly CallCost[], pattern: RegExp): Map<string, number> {
+  const into = new Map<string, CallCost[]>();
+  for (const call of calls) into.set(call.callee, [...(into.get(call.callee) ?? []), call]);
+  const charged = new Map<string, number>();
+  const charge = (callee: string, instructions: number, depth: number) => {
+    const edges = into.get(callee) ?? [];
+    const total = edges.reduce((all, edge) => all + edge.instructions, 0);
+    for (const edge of edges) {
+      const share = total > 0 ? (instructions * edge.instructions) / total : 0;
+      if (edge.caller.startsWith('JS:') || depth === 0 || edge.caller === callee)
+        charged.set(edge.caller, (charged.get(edge.caller) ?? 0) + share);
+      else charge(edge.caller, share, depth - 1);
+    }
+  };
+  for (const callee of into.keys()) {
+    if (!pattern.test(callee)) continue;
+    const total = (into.get(callee) ?? []).reduce((all, edge) => all + edge.instructions, 0);
+    charge(callee, total, 8);
+  }
+  return charged;
+}
+
 try {
   const results = await Promise.all(roles.map(count));
-  const totals = results.map(
+  const functions = results.map((result) => result.functions);
+  const totals = functions.map(
     (costs) => costs.reduce((all, cost) => all + cost.instructions, 0) / counted,
   );
   console.log(
@@ -173,14 +208,28 @@ try {
   console.log(roles.map((role, at) => `${role} ${format(totals[at] as number).trim()}`).join(', '));
   table(
     'by group',
-    results.map((costs) => sum(costs, (cost) => cost.group)),
+    functions.map((costs) => sum(costs, (cost) => cost.group)),
     100,
   );
   table(
     'by function (self)',
-    results.map((costs) => sum(costs, (cost) => cost.name)),
+    functions.map((costs) => sum(costs, (cost) => cost.name)),
     rows,
   );
+  if (options.callers) {
+    const pattern = new RegExp(options.callers);
+    const callers = results.map(({ calls }) =>
+      sum(
+        [...javaScriptCallers(calls, pattern)].map(([name, instructions]) => ({
+          name,
+          group: '',
+          instructions,
+        })),
+        (cost) => cost.name,
+      ),
+    );
+    table(`JavaScript reaching /${options.callers}/ (the calls' inclusive cost)`, callers, rows);
+  }
 } finally {
   await fixture.drop();
   await rm(dir, { recursive: true, force: true });
