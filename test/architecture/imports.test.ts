@@ -28,7 +28,7 @@ const layers: readonly (readonly string[])[] = [
   ['app'],
   // The entry points that nothing in src/ imports: the server, what `npm start` loads before it
   // (`--import`), its watcher, the build.
-  ['server', 'heap', 'dev', 'build'],
+  ['server', 'v8-start', 'dev', 'build'],
 ];
 
 const src = fileURLToPath(new URL('../../src/', import.meta.url));

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
-import { Prisma } from '../../src/generated/sqlite/client.js';
 import { DatabaseClosedError, isDatabaseUnreachable } from '../../src/db/errors.js';
+import { Prisma } from '../../src/generated/sqlite/client.js';
 import { createTestApp, describeDb, useTestApp } from '../helpers/app.js';
 
 const countKeys = Prisma.sql`SELECT COUNT(*) AS "keys" FROM "IdempotencyKey" WHERE "fingerprint" = ${'direct'}`;
