@@ -29,7 +29,7 @@ export function setResponseHeaders(c: Context, headers: Readonly<Record<string, 
   if (parts) {
     const merged: Record<string, string> = { ...parts.headers };
     for (const name in headers) merged[name.toLowerCase()] = headers[name] as string;
-    replaceResponse(c, plainAnswer({ status: parts.status, body: parts.body, headers: merged }));
+    replaceResponse(c, plainAnswer({ ...parts, headers: merged }));
     return;
   }
   const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;

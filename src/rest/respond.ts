@@ -25,11 +25,15 @@ export function sendJson(
 ): Response {
   const text = stringifyJson(body);
   const read = status === 200 && (c.req.method === 'GET' || c.req.method === 'HEAD');
-  // Built by stores, not by spreads: V8 defines each property after a spread in its runtime.
-  const all: Record<string, string> = { 'content-type': JSON_CONTENT_TYPE };
-  if (read && headers.etag === undefined) all.etag = strongETag(text);
-  for (const name in headers) all[name] = headers[name] as string;
-  return plainAnswer({ status, body: text, headers: all });
+  return plainAnswer({
+    status,
+    body: text,
+    headers: {
+      'content-type': JSON_CONTENT_TYPE,
+      ...(read && headers.etag === undefined ? { etag: strongETag(text) } : {}),
+      ...headers,
+    },
+  });
 }
 
 /**
