@@ -28,7 +28,7 @@ export interface Database {
   readonly config: DatabaseConfig;
   /**
    * Runs one statement outside any transaction straight through the driver adapter, as
-   * `$queryRaw` would but without Prisma's client, which costs three to four times what the
+   * `$queryRaw` would but without Prisma's client, which costs four to six times what the
    * statement does in this process: for a statement on the path of many requests that needs no
    * transaction (an idempotency key's claim). Queued, counted and refused when closed as every
    * statement is. The rows come back as objects of the adapter's values (integers may be strings).
