@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import pg from 'pg';
 import { migrate } from '../src/db/migrate.js';
@@ -30,6 +31,16 @@ export interface Fixture {
 }
 
 export type BenchDatabase = 'sqlite' | 'postgresql';
+
+/** The PostgreSQL server the bench uses unless `BENCH_POSTGRES_URL` names another. */
+export const DEFAULT_POSTGRES_URL = 'postgresql://postgres@127.0.0.1:5432/test';
+
+/** Where a run's bench database goes: a SQLite file in `dir`, or `BENCH_POSTGRES_URL`'s server. */
+export function benchTarget(database: BenchDatabase, dir: string): FixtureOptions['target'] {
+  return database === 'sqlite'
+    ? { database, file: join(dir, 'bench.db') }
+    : { database, url: process.env.BENCH_POSTGRES_URL ?? DEFAULT_POSTGRES_URL };
+}
 
 export interface FixtureOptions {
   /** A SQLite file path, or a PostgreSQL URL (the fixture makes a schema of its own in it). */

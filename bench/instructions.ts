@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fail, parseCommand, UsageError } from '../src/cli.js';
 import { type CallCost, type Callgrind, type FunctionCost, readCallgrind } from './callgrind.js';
-import { type BenchDatabase, createFixture } from './fixture.js';
+import { type BenchDatabase, benchTarget, createFixture, DEFAULT_POSTGRES_URL } from './fixture.js';
 import { type HttpRequest, send } from './http.js';
 import {
   benchToken,
@@ -30,7 +30,7 @@ const usage = `Runs servers under callgrind and prints the instructions a reques
 function, with each server after the first compared with the first.
 
   --scenario <name>   a scenario of npm run bench (default rest-pet)
-  --database <name>   sqlite or postgresql (BENCH_POSTGRES_URL; default sqlite)
+  --database <name>   sqlite or postgresql (BENCH_POSTGRES_URL, default ${DEFAULT_POSTGRES_URL}; default sqlite)
   --servers <list>    ${ROLES.join(', ')} (default product,floor); run side by side
   --warmup <n>        requests before counting (default 12000: fewer leave code unoptimised)
   --requests <n>      requests counted (default 2000)
@@ -91,16 +91,7 @@ async function sendAll(url: string, requests: readonly HttpRequest[], total: num
 const dir = await mkdtemp(join(tmpdir(), 'petstore-instructions-'));
 const secret = randomBytes(32).toString('hex');
 const token = await benchToken(secret);
-const fixture = await createFixture({
-  target:
-    database === 'sqlite'
-      ? { database, file: join(dir, 'bench.db') }
-      : {
-          database,
-          url: process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/test',
-        },
-  pets: 10_000,
-});
+const fixture = await createFixture({ target: benchTarget(database, dir), pets: 10_000 });
 
 /** Runs one server under callgrind: warmed up, then counted; answers its functions' costs. */
 async function count(role: Role): Promise<Callgrind> {

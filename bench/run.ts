@@ -5,7 +5,13 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { fail, parseCommand, UsageError } from '../src/cli.js';
-import { type BenchDatabase, createFixture, type Fixture } from './fixture.js';
+import {
+  type BenchDatabase,
+  benchTarget,
+  createFixture,
+  DEFAULT_POSTGRES_URL,
+  type Fixture,
+} from './fixture.js';
 import { fullPlan, measure, quickPlan } from './measure.js';
 import {
   benchToken,
@@ -31,7 +37,6 @@ import { verifyScenario } from './verify.js';
 
 /** The scenario of 1,000 SSE subscribers, measured on its own terms (no baseline, no autocannon). */
 const SUBSCRIBERS = 'sse-subscribers';
-const DEFAULT_POSTGRES_URL = 'postgresql://postgres@127.0.0.1:5432/test';
 /**
  * How long the product stays idle after its start before its resident memory is read: V8's memory
  * reducer gives back what the start grew only once the process has been idle a few seconds.
@@ -76,7 +81,6 @@ for (const name of databases) {
   if (name !== 'sqlite' && name !== 'postgresql')
     fail(bench, new UsageError(`unknown database ${name}`));
 }
-const postgresUrl = process.env.BENCH_POSTGRES_URL ?? DEFAULT_POSTGRES_URL;
 const plan = options.quick ? quickPlan : fullPlan;
 const resultsDir = fileURLToPath(new URL('./results', import.meta.url));
 
@@ -95,13 +99,7 @@ const subscribers: SubscribersResult[] = [];
 try {
   for (const database of databases as BenchDatabase[]) {
     progress(`${database}: creating the bench database: ${pets} pets…`);
-    const fixture = await createFixture({
-      target:
-        database === 'sqlite'
-          ? { database, file: join(dir, 'bench.db') }
-          : { database, url: postgresUrl },
-      pets,
-    });
+    const fixture = await createFixture({ target: benchTarget(database, dir), pets });
     try {
       results.push(...(await benchDatabase(fixture)));
     } finally {
