@@ -75,27 +75,15 @@ function nameAddresses(addresses: readonly bigint[], perfMapFile: string): Map<b
 }
 
 /**
- * Reads one thread's callgrind dump: the instructions each function ran itself. A function that
- * callgrind knows only by its address (V8's generated code) is named from the perf map.
+ * Reads one thread's callgrind dump: the instructions each function ran itself, and what each of
+ * its calls to another cost. A function that callgrind knows only by its address (V8's generated
+ * code) is named from the perf map.
  */
 export function readCallgrind(dumpFile: string, perfMapFile: string): Callgrind {
-  const names = {
-    ob: new Map<string, string>(),
-    fl: new Map<string, string>(),
-    fn: new Map<string, string>(),
-  };
-  const kindOf = {
-    ob: 'ob',
-    cob: 'ob',
-    fl: 'fl',
-    fi: 'fl',
-    fe: 'fl',
-    cfi: 'fl',
-    cfl: 'fl',
-    fn: 'fn',
-    cfn: 'fn',
-  } as const;
-  /** Resolves `(id) name` (a definition) or `(id)` (a reference) of a compressed name. */
+  // Compressed names: `(id) name` defines an id, `(id)` refers to it; a callee's object or
+  // function (`cob`, `cfn`) may define an id that a later `ob` or `fn` refers to. Files are not read.
+  const names = { ob: new Map<string, string>(), fn: new Map<string, string>() };
+  const kindOf = { ob: 'ob', cob: 'ob', fn: 'fn', cfn: 'fn' } as const;
   const resolve = (kind: keyof typeof names, value: string) => {
     const match = /^\((\d+)\)(?: (.*))?$/.exec(value);
     if (!match) return value;
@@ -145,7 +133,10 @@ export function readCallgrind(dumpFile: string, perfMapFile: string): Callgrind 
   // A name with its callers (`--separate-callers`) is `fn'caller'caller's caller`, each maybe an
   // address.
   const isAddress = (part: string) => /^0x[0-9a-f]+$/.test(part);
-  const addresses = [...self.keys(), ...[...calls.values()].map((call) => call.callee)]
+  const addresses = [
+    ...self.keys(),
+    ...[...calls.values()].flatMap(({ caller, callee }) => [caller, callee]),
+  ]
     .flatMap((name) => name.split("'"))
     .filter(isAddress)
     .map((part) => BigInt(part));
@@ -156,14 +147,11 @@ export function readCallgrind(dumpFile: string, perfMapFile: string): Callgrind 
       .map((part) => (isAddress(part) ? (jitNames.get(BigInt(part)) ?? part) : part))
       .join("'");
   const functions = new Map<string, FunctionCost>();
-  for (const [name, { object: from, instructions }] of self) {
-    const cost = functions.get(named(name)) ?? {
-      name: named(name),
-      group: groupOf(named(name), from),
-      instructions: 0,
-    };
+  for (const [address, { object: from, instructions }] of self) {
+    const name = named(address);
+    const cost = functions.get(name) ?? { name, group: groupOf(name, from), instructions: 0 };
     cost.instructions += instructions;
-    functions.set(cost.name, cost);
+    functions.set(name, cost);
   }
   return {
     functions: [...functions.values()],

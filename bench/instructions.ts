@@ -5,7 +5,8 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fail, parseCommand, UsageError } from '../src/cli.js';
@@ -136,13 +137,12 @@ async function count(role: Role): Promise<Callgrind> {
     await server.stop();
   }
   // The dump of the main thread (thread 1) after the zeroing: the counted requests only.
-  const dumps = (await readdir(dir)).filter((file) =>
-    new RegExp(`^${role}\\.${server.pid}\\.1-01$`).test(file),
-  );
-  if (dumps.length !== 1) throw new Error(`no callgrind dump of ${role} in ${dir}`);
-  return readCallgrind(join(dir, dumps[0] as string), `/tmp/perf-${server.pid}.map`);
+  const dump = join(dir, `${role}.${server.pid}.1-01`);
+  if (!existsSync(dump)) throw new Error(`no callgrind dump of ${role} in ${dir}`);
+  return readCallgrind(dump, `/tmp/perf-${server.pid}.map`);
 }
 
+/** Instructions a request, summed by `key`. */
 function sum(costs: readonly FunctionCost[], key: (cost: FunctionCost) => string) {
   const sums = new Map<string, number>();
   for (const cost of costs)
@@ -172,7 +172,11 @@ function table(title: string, sums: readonly Map<string, number>[], limit: numbe
  */
 function javaScriptCallers(calls: readonly CallCost[], pattern: RegExp): Map<string, number> {
   const into = new Map<string, CallCost[]>();
-  for (const call of calls) into.set(call.callee, [...(into.get(call.callee) ?? []), call]);
+  for (const call of calls) {
+    const edges = into.get(call.callee) ?? [];
+    edges.push(call);
+    into.set(call.callee, edges);
+  }
   const charged = new Map<string, number>();
   const charge = (callee: string, instructions: number, depth: number) => {
     const edges = into.get(callee) ?? [];
@@ -214,15 +218,11 @@ try {
   );
   if (options.callers) {
     const pattern = new RegExp(options.callers);
-    const callers = results.map(({ calls }) =>
-      sum(
-        [...javaScriptCallers(calls, pattern)].map(([name, instructions]) => ({
-          name,
-          group: '',
-          instructions,
-        })),
-        (cost) => cost.name,
-      ),
+    const callers = results.map(
+      ({ calls }) =>
+        new Map(
+          [...javaScriptCallers(calls, pattern)].map(([name, total]) => [name, total / counted]),
+        ),
     );
     table(`JavaScript reaching /${options.callers}/ (the calls' inclusive cost)`, callers, rows);
   }
