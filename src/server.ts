@@ -119,7 +119,7 @@ app.serveWebSockets(server);
  * Starting (the modules, the migrations, the seed) grows V8's young generation to its maximum, and
  * Node 24's V8 never shrinks it while the server idles (Node 20's does, after about 15 s). A plain
  * full collection keeps it too; one of the last-resort kind (what V8 runs before it gives up for
- * lack of memory) gives it back: about 35 MB on Node 24 (bench/README.md, _Resident memory when
+ * lack of memory) gives it back: about 35 MB on Node 24 (bench/rounds.md, _Resident memory when
  * idle_). `gc` exists only with `--expose-gc`, which `npm start` passes.
  */
 function releaseStartMemory(): void {
