@@ -41,8 +41,9 @@ function, with each server after the first compared with the first.
   --callers <regex>   also lists the JavaScript functions whose calls reached the functions whose
                       names match (through builtins and V8's C++), with what those calls cost`;
 
+const command = { name: 'npx tsx bench/instructions.ts' };
 const { values: options } = parseCommand({
-  name: 'npx tsx bench/instructions.ts',
+  name: command.name,
   synopsis:
     '[--scenario <name>] [--database <name>] [--servers <list>] [--warmup <n>] [--requests <n>]',
   help: usage,
@@ -57,7 +58,6 @@ const { values: options } = parseCommand({
     callers: { type: 'string' },
   },
 });
-const command = { name: 'bench/instructions.ts' };
 const scenario = scenarios.find((candidate) => candidate.name === options.scenario);
 if (!scenario) fail(command, new UsageError(`unknown scenario ${options.scenario}`));
 const database = options.database as BenchDatabase;
@@ -139,7 +139,13 @@ async function count(role: Role): Promise<Callgrind> {
   // The dump of the main thread (thread 1) after the zeroing: the counted requests only.
   const dump = join(dir, `${role}.${server.pid}.1-01`);
   if (!existsSync(dump)) throw new Error(`no callgrind dump of ${role} in ${dir}`);
-  return readCallgrind(dump, `/tmp/perf-${server.pid}.map`);
+  // V8 writes its map where perf looks for it, outside the run's directory: removed once read.
+  const perfMap = `/tmp/perf-${server.pid}.map`;
+  try {
+    return readCallgrind(dump, perfMap);
+  } finally {
+    await rm(perfMap, { force: true });
+  }
 }
 
 /** Instructions a request, summed by `key`. */
