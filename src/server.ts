@@ -136,11 +136,12 @@ function releaseStartMemory(): void {
   }
   const grown = youngGenerationBytes();
   let tries = 0;
+  const collectLater = () => setTimeout(collect, 5000).unref();
   const collect = () => {
     gc();
-    if (youngGenerationBytes() >= grown && ++tries < 8) setTimeout(collect, 5000).unref();
+    if (youngGenerationBytes() >= grown && ++tries < 8) collectLater();
   };
-  setTimeout(collect, 5000).unref();
+  collectLater();
 }
 
 const youngGenerationBytes = () =>
