@@ -26,7 +26,8 @@ export function accessLog(
     const started = performance.now();
     const requestId = requestIdFrom(requestHeader(c, 'x-request-id'));
     const fields: AccessLogFields = {};
-    const answerHeaders: Record<string, string> = { 'X-Request-Id': requestId };
+    // Lower-case names, as the answer keeps them: no name is lowered and interned anew per request.
+    const answerHeaders: Record<string, string> = { 'x-request-id': requestId };
     const client = clients.of((name) => requestHeader(c, name));
     c.set('requestId', requestId);
     c.set('clientName', client);

@@ -29,7 +29,13 @@ export function deprecationMark(
   config: Config,
 ): ((c: Context<AppEnv>) => void) | undefined {
   if (!spec.deprecation) return undefined;
-  const headers = deprecationHeaders(spec.deprecation, config);
+  // Lower-case names, as the answer keeps them (src/http/response-header.ts).
+  const headers = Object.fromEntries(
+    Object.entries(deprecationHeaders(spec.deprecation, config)).map(([name, value]) => [
+      name.toLowerCase(),
+      value,
+    ]),
+  );
   return (c) => {
     c.set('deprecated', true);
     addAnswerHeaders(c, headers);

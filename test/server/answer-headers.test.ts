@@ -112,6 +112,19 @@ describeDb('the headers of an answer, as Node writes them', { timeout: 60_000 },
     });
     expect(once(named, 'x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
 
+    // Node keeps the first of a repeated User-Agent; the deprecated call is counted by both, joined.
+    const agents = await send(`${server.url}/api/pets/1`, {
+      headers: [
+        ['user-agent', 'first-agent'],
+        ['user-agent', 'second-agent'],
+      ],
+    });
+    expect(agents.status).toBe(200);
+    const metrics = await fetch(`${server.url}/metrics`).then((response) => response.text());
+    expect(metrics).toMatch(
+      /^petstore_deprecated_calls_total\{.*client="first-agent, second-agent"\} 1$/m,
+    );
+
     const token = await mintToken(secret, { scopes: ['orders:read'] });
     const alone = await send(`${server.url}/api/pets/1`, {
       headers: [['authorization', `Bearer ${token}`]],
