@@ -6,8 +6,8 @@ import { plainAnswer, plainParts, replaceResponse } from './plain-answer.js';
 /**
  * Notes headers that every answer to the request carries, whoever gives it (the handler, the token
  * check, the time limit): the access log, outermost, puts them on the answer with the request id
- * once it is ready, so that the answer is remade once for all of them. Lower-case names spare
- * every answer lowering them.
+ * once it is ready, so that the answer is remade once for all of them. Lower-case names come
+ * through `setResponseHeaders`' lowering as they are: no new string a name and answer.
  */
 export function addAnswerHeaders(
   c: Context<AppEnv>,

@@ -10,12 +10,15 @@ export function instant(date: Date): string {
   return date.toISOString().replace(/\.000Z$/, 'Z');
 }
 
-/** The headers of a deprecated route, on every response it gives. */
+/**
+ * The headers of a deprecated route, on every response it gives. Lower-case names, as an answer
+ * keeps them (src/http/response-header.ts).
+ */
 export function deprecationHeaders(deprecation: Deprecation, config: Config) {
   return {
-    Deprecation: `@${Math.floor(deprecation.since.getTime() / 1000)}`,
-    Sunset: deprecation.sunset(config).toUTCString(),
-    Link: `<${deprecation.successor}>; rel="successor-version"`,
+    deprecation: `@${Math.floor(deprecation.since.getTime() / 1000)}`,
+    sunset: deprecation.sunset(config).toUTCString(),
+    link: `<${deprecation.successor}>; rel="successor-version"`,
   };
 }
 
@@ -29,13 +32,7 @@ export function deprecationMark(
   config: Config,
 ): ((c: Context<AppEnv>) => void) | undefined {
   if (!spec.deprecation) return undefined;
-  // Lower-case names, as the answer keeps them (src/http/response-header.ts).
-  const headers = Object.fromEntries(
-    Object.entries(deprecationHeaders(spec.deprecation, config)).map(([name, value]) => [
-      name.toLowerCase(),
-      value,
-    ]),
-  );
+  const headers = deprecationHeaders(spec.deprecation, config);
   return (c) => {
     c.set('deprecated', true);
     addAnswerHeaders(c, headers);

@@ -295,17 +295,17 @@ function deprecationHeaderDocs(spec: Route['spec'], config: Config): Record<stri
   const values = deprecationHeaders(spec.deprecation, config);
   return {
     Deprecation: {
-      description: `Deprecated since ${instant(spec.deprecation.since)} (RFC 9745): \`${values.Deprecation}\`.`,
+      description: `Deprecated since ${instant(spec.deprecation.since)} (RFC 9745): \`${values.deprecation}\`.`,
       schema: { type: 'string' },
       required: true,
     },
     Sunset: {
-      description: `The sunset (RFC 8594): \`${values.Sunset}\`; 410 \`ENDPOINT_SUNSET\` from then on.`,
+      description: `The sunset (RFC 8594): \`${values.sunset}\`; 410 \`ENDPOINT_SUNSET\` from then on.`,
       schema: { type: 'string' },
       required: true,
     },
     Link: {
-      description: `The successor: \`${values.Link}\`.`,
+      description: `The successor: \`${values.link}\`.`,
       schema: { type: 'string' },
       required: true,
     },
