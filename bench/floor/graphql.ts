@@ -32,6 +32,7 @@ export interface GraphQLFloorOptions {
 export function createGraphQLFloor({ database, shared, listItems }: GraphQLFloorOptions) {
   const domain = {
     db: database.prisma,
+    sql: database,
     dialect: database.dialect,
     viewer: anonymous,
     changes: readOnly,

@@ -58,6 +58,7 @@ function contractHeaders(version: number): Record<string, string> {
 export function createRestFloor({ database, shared }: RestFloorOptions) {
   const domain = {
     db: database.prisma,
+    sql: database,
     dialect: database.dialect,
     viewer: anonymous,
     changes: readOnly,

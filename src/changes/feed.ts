@@ -37,9 +37,9 @@ export function createChangeFeed(
     recorded.set(changes, events.map(fromRow));
   const feed: ChangeFeed = {
     writer: (cause) => ({ origin, cause, at: Date.now(), channel }),
-    async record(tx, changes, cause) {
+    async record(query, changes, cause) {
       const rows = changes.map(toRow);
-      remember(changes, await appendEvents(tx, database.dialect, rows, feed.writer(cause)));
+      remember(changes, await appendEvents(query, database.dialect, rows, feed.writer(cause)));
     },
     appended(changes, writer, last) {
       remember(changes, storedEvents(changes.map(toRow), writer, last));

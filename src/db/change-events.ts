@@ -4,7 +4,7 @@ import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { Prisma } from '../generated/sqlite/client.js';
 import type { Db, SqlDialect } from './client.js';
-import type { Tx } from './transaction.js';
+import type { RunStatement } from './raw-sql.js';
 
 /** A change as the outbox stores it. */
 export interface EventRow {
@@ -43,7 +43,8 @@ export function eventChannel(config: DatabaseConfig): string {
 }
 
 /**
- * Appends the events of a write to the outbox in its transaction `tx`: one statement, so that
+ * Appends the events of a write to the outbox in its transaction (`query` runs a statement in it):
+ * one statement, so that
  * they commit with the write or not at all. Their ids follow the commit order with no gap. On
  * SQLite the single writer does that (AUTOINCREMENT, the transaction holds the database). On
  * PostgreSQL, `appendingEvents`.
@@ -52,7 +53,7 @@ export function eventChannel(config: DatabaseConfig): string {
  * the writer can deliver them once committed without reading them back.
  */
 export async function appendEvents(
-  tx: Tx,
+  query: RunStatement,
   dialect: SqlDialect,
   events: readonly EventRow[],
   writer: Writer,
@@ -66,10 +67,10 @@ export async function appendEvents(
     );
     // The one writer numbers the rows in the order of VALUES. Text: the driver reads integers as
     // doubles, rounded above 2^53.
-    const ids = await tx.$queryRaw<{ id: string }[]>`
+    const ids = await query<{ id: string }>(Prisma.sql`
       INSERT INTO "ChangeEvent" ("entity", "kind", "entityId", "petId", "origin", "cause", "createdAt")
       VALUES ${Prisma.join(rows)}
-      RETURNING CAST("id" AS TEXT) AS "id"`;
+      RETURNING CAST("id" AS TEXT) AS "id"`);
     const last = ids.reduce((last, { id }) => (BigInt(id) > last ? BigInt(id) : last), 0n);
     return storedEvents(events, writer, last);
   }
@@ -77,12 +78,12 @@ export async function appendEvents(
     (event, index) =>
       Prisma.sql`(${index + 1}::integer, ${event.entity}, ${event.kind}, ${event.entityId}::bigint, ${event.petId}::bigint)`,
   );
-  const [appended] = await tx.$queryRaw<{ last: string }[]>`
+  const [appended] = await query<{ last: string }>(Prisma.sql`
     WITH ${appendingEvents(
       Prisma.sql`SELECT * FROM (VALUES ${Prisma.join(rows)}) AS e(n, "entity", "kind", "entityId", "petId")`,
       writer,
     )}
-    SELECT "last" FROM appended`;
+    SELECT "last" FROM appended`);
   if (!appended) throw new Error('appending the events returned no row');
   return storedEvents(events, writer, BigInt(appended.last));
 }

@@ -6,7 +6,9 @@ import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { PrismaClient as PostgresPrismaClient } from '../generated/postgresql/client.js';
 import { type Prisma, PrismaClient } from '../generated/sqlite/client.js';
-import { DatabaseClosedError } from './errors.js';
+import { inSpan } from '../tracing/hooks.js';
+import { DatabaseClosedError, TransactionTimeoutError } from './errors.js';
+import type { RawSql, RunStatement } from './raw-sql.js';
 import { prepareSqliteFile } from './sqlite-file.js';
 import { cacheStatements, statementNames } from './statement-cache.js';
 
@@ -22,18 +24,17 @@ export type Db = PrismaClient;
  */
 export type SqlDialect = DatabaseConfig['provider'];
 
-export interface Database {
+/**
+ * The database: Prisma's client, and raw SQL straight through the driver adapter Prisma opened
+ * (`RawSql`), without Prisma's client, which costs four to six times what a statement does in this
+ * process: for the writes on the path of many requests that Prisma cannot express anyway (an
+ * idempotency key's claim, an order). Those statements are queued, counted, refused when closed and
+ * traced (one span each, as Prisma's) as every statement is; their rows hold the adapter's values.
+ */
+export interface Database extends RawSql {
   readonly prisma: Db;
   readonly dialect: SqlDialect;
   readonly config: DatabaseConfig;
-  /**
-   * Runs one statement outside any transaction straight through the driver adapter, as
-   * `$queryRaw` would but without Prisma's client, which costs four to six times what the
-   * statement does in this process: for a statement on the path of many requests that needs no
-   * transaction (an idempotency key's claim). Queued, counted and refused when closed as every
-   * statement is. The rows come back as objects of the adapter's values (integers may be strings).
-   */
-  query<Row = Record<string, unknown>>(statement: Prisma.Sql): Promise<Row[]>;
   /** SQL statements sent since start (a monotonic counter: tests and benchmarks read deltas). */
   statementCount(): number;
   /** Ends the connections; later queries fail. Calling it again waits for the first call. */
@@ -282,15 +283,16 @@ export function openDatabase(config: DatabaseConfig, options: DatabaseOptions): 
     async query<Row>(statement: Prisma.Sql) {
       if (closed) throw new DatabaseClosedError();
       if (!connected) await prisma.$connect();
-      const { values } = statement;
-      const result = await (connected as Adapter).queryRaw({
-        sql: config.provider === 'sqlite' ? statement.sql : statement.text,
-        args: values.map((value) => (typeof value === 'bigint' ? String(value) : value)),
-        argTypes: values.map(argType),
-      });
-      return result.rows.map(
-        (row) =>
-          Object.fromEntries(result.columnNames.map((name, index) => [name, row[index]])) as Row,
+      return rowsOf<Row>(connected as Adapter, config.provider, statement);
+    },
+    async transaction(work) {
+      if (closed) throw new DatabaseClosedError();
+      if (!connected) await prisma.$connect();
+      return runTransaction(
+        connected as Adapter,
+        config.provider,
+        options.transactionTimeoutMs,
+        work,
       );
     },
     statementCount: () => statements,
@@ -300,6 +302,108 @@ export function openDatabase(config: DatabaseConfig, options: DatabaseOptions): 
       return closing;
     },
   };
+}
+
+/** One statement through `queryable` (the adapter or one of its transactions), as rows of objects. */
+function rowsOf<Row>(
+  queryable: Pick<Adapter, 'queryRaw'>,
+  dialect: SqlDialect,
+  statement: Prisma.Sql,
+): Promise<Row[]> {
+  const sql = dialect === 'sqlite' ? statement.sql : statement.text;
+  const attributes = { 'db.query.text': sql, 'db.system.name': dialect };
+  // The span Prisma's instrumentation makes for its own statements (docs/tracing.md).
+  return inSpan<Row[]>(
+    'prisma:client:db_query',
+    attributes,
+    async () => {
+      const { values } = statement;
+      const result = await queryable.queryRaw({
+        sql,
+        args: values.map((value) => (typeof value === 'bigint' ? String(value) : value)),
+        argTypes: values.map(argType),
+      });
+      return result.rows.map(
+        (row) =>
+          Object.fromEntries(result.columnNames.map((name, index) => [name, row[index]])) as Row,
+      );
+    },
+    'client',
+  ) as Promise<Row[]>;
+}
+
+const COMMIT = { sql: 'COMMIT', args: [], argTypes: [] };
+const ROLLBACK = { sql: 'ROLLBACK', args: [], argTypes: [] };
+
+/** Ends a transaction as Prisma's client does: the statement, then the adapter lets it go. */
+async function end(tx: Transaction, how: 'commit' | 'rollback'): Promise<void> {
+  if (how === 'rollback') {
+    try {
+      await tx.executeRaw(ROLLBACK);
+    } finally {
+      await tx.rollback();
+    }
+    return;
+  }
+  try {
+    await tx.executeRaw(COMMIT);
+  } catch (error) {
+    await tx.rollback();
+    throw error;
+  }
+  await tx.commit();
+}
+
+/**
+ * `Database.transaction`: `work` in one transaction of the adapter, with the bounds Prisma's
+ * interactive transactions have here (`limitMs`, the request time limit and one tick): waiting for
+ * the connection (SQLite's one, queued behind the others) and then running. Past either, it is
+ * rolled back, its next statement refused, and TransactionTimeoutError thrown.
+ */
+async function runTransaction<T>(
+  adapter: Adapter,
+  dialect: SqlDialect,
+  limitMs: number,
+  work: (query: RunStatement) => Promise<T>,
+): Promise<T> {
+  const starting = adapter.startTransaction();
+  let timer: NodeJS.Timeout | undefined;
+  let tx: Transaction;
+  try {
+    tx = await Promise.race([
+      starting,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new TransactionTimeoutError('waited', limitMs)), limitMs);
+      }),
+    ]);
+  } catch (error) {
+    // Started too late: let it go once it has.
+    starting.then((late) => end(late, 'rollback')).catch(() => {});
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+  let expired = false;
+  timer = setTimeout(() => {
+    expired = true;
+    end(tx, 'rollback').catch(() => {});
+  }, limitMs);
+  const query: RunStatement = (statement) =>
+    expired
+      ? Promise.reject(new TransactionTimeoutError('ran', limitMs))
+      : rowsOf(tx, dialect, statement);
+  let value: T;
+  try {
+    value = await work(query);
+  } catch (error) {
+    clearTimeout(timer);
+    if (!expired) await end(tx, 'rollback').catch(() => {});
+    throw error;
+  }
+  clearTimeout(timer);
+  if (expired) throw new TransactionTimeoutError('ran', limitMs);
+  await end(tx, 'commit');
+  return value;
 }
 
 /** How an argument of `Database.query` is sent: as Prisma's client sends it (a bigint as a string). */

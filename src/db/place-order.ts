@@ -6,13 +6,14 @@
  * (the item shows the pet's status; its version is bumped anyway). The caller decides what a
  * refusal means.
  *
- * Prisma cannot express a conditional write that reports what it did, so this is raw SQL: on
- * PostgreSQL one statement (`placeOrderPostgres`), on SQLite, which has no data-modifying CTEs and
- * runs one writer at a time, several in a transaction (`placeOrderSqlite`).
+ * Prisma cannot express a conditional write that reports what it did, so this is raw SQL (run by
+ * the caller's `RunStatement`: straight through the driver adapter, or in a request's transaction):
+ * on PostgreSQL one statement (`placeOrderPostgres`), on SQLite, which has no data-modifying CTEs
+ * and runs one writer at a time, several in a transaction (`placeOrderSqlite`).
  */
 import { type Order, Prisma } from '../generated/sqlite/client.js';
 import { appendingEvents, type Writer } from './change-events.js';
-import type { Queries, Tx } from './transaction.js';
+import type { RunStatement } from './raw-sql.js';
 
 /**
  * What placing an order did: the order when it was placed (and whether it took the last unit,
@@ -25,8 +26,9 @@ export interface Placed {
 }
 
 /**
- * An order row as raw SQL returns it (types differ between the drivers). SQLite's statement reads
- * the ids as text: its driver would hand them over as doubles, rounded above 2^53.
+ * An order row as raw SQL returns it (types differ between the drivers, and between Prisma's client
+ * and the adapter). SQLite's statement reads the ids as text: its driver would hand them over as
+ * doubles, rounded above 2^53.
  */
 interface OrderRow {
   id: bigint | string;
@@ -44,7 +46,7 @@ interface OrderRow {
  * in that order. Needs no transaction (it commits whole or not at all), and joins one it is given.
  */
 export async function placeOrderPostgres(
-  db: Queries,
+  query: RunStatement,
   petId: bigint,
   quantity: number,
   shipDate: Date | null,
@@ -52,9 +54,9 @@ export async function placeOrderPostgres(
 ): Promise<{ result: Placed; lastEvent: bigint | undefined }> {
   // The pet row is locked first (FOR NO KEY UPDATE still lets orders reference it), so an order
   // that waited for another reads the status that one left: after the last unit, `sold`.
-  const rows = await db.$queryRaw<
-    (Partial<OrderRow> & { status: string; left: number | null; lastEvent: string | null })[]
-  >`
+  const rows = await query<
+    Partial<OrderRow> & { status: string; left: number | null; lastEvent: string | null }
+  >(Prisma.sql`
     WITH pet AS (
       SELECT "id", "status" FROM "Pet" WHERE "id" = ${petId} FOR NO KEY UPDATE
     ), taken AS (
@@ -84,7 +86,7 @@ export async function placeOrderPostgres(
     )}
     SELECT pet."status"::text AS "status", (SELECT "quantity" FROM taken) AS "left", placed.*,
            (SELECT "last" FROM appended) AS "lastEvent"
-      FROM pet LEFT JOIN placed ON true`;
+      FROM pet LEFT JOIN placed ON true`);
   const [row] = rows;
   if (!row) return { result: {}, lastEvent: undefined };
   if (row.id == null) return { result: { status: row.status }, lastEvent: undefined };
@@ -93,36 +95,36 @@ export async function placeOrderPostgres(
   return { result: { order, soldOut: Number(row.left) === 0 }, lastEvent };
 }
 
-/** SQLite: the order in the transaction `db`, its events left to the caller. */
+/** SQLite: the order in the transaction `query` runs its statements in, its events left to the caller. */
 export async function placeOrderSqlite(
-  db: Tx,
+  query: RunStatement,
   petId: bigint,
   quantity: number,
   shipDate: Date | null,
 ): Promise<Placed> {
   // One writer at a time: from its first write on, the transaction sees the latest state alone.
-  const [order] = await db.$queryRaw<OrderRow[]>`
+  const [order] = await query<OrderRow>(Prisma.sql`
     INSERT INTO "Order" ("petId", "quantity", "shipDate", "complete")
     SELECT ${petId}, ${quantity}, ${shipDate ? sqliteDateTime(shipDate) : null}, false
      WHERE EXISTS (SELECT 1 FROM "Pet" WHERE "id" = ${petId} AND "status" = 'available')
        AND EXISTS (SELECT 1 FROM "InventoryItem"
                     WHERE "petId" = ${petId} AND "quantity" >= ${quantity})
-    RETURNING CAST("id" AS TEXT) AS "id", CAST("petId" AS TEXT) AS "petId", "quantity", "shipDate", "complete", "version"`;
+    RETURNING CAST("id" AS TEXT) AS "id", CAST("petId" AS TEXT) AS "petId", "quantity", "shipDate", "complete", "version"`);
   if (!order) {
     // Refused: the reason (only the error's code depends on it).
-    const pet = await db.pet.findUnique({ where: { id: petId }, select: { status: true } });
+    const [pet] = await query<{ status: string }>(
+      Prisma.sql`SELECT "status" FROM "Pet" WHERE "id" = ${petId}`,
+    );
     return { status: pet?.status };
   }
-  const [stock] = await db.$queryRaw<{ quantity: bigint | number }[]>`
+  const [stock] = await query<{ quantity: bigint | number }>(Prisma.sql`
     UPDATE "InventoryItem" SET "quantity" = "quantity" - ${quantity}, "version" = "version" + 1
      WHERE "petId" = ${petId}
-    RETURNING "quantity"`;
+    RETURNING "quantity"`);
   const soldOut = Number(stock?.quantity) === 0;
   if (soldOut)
-    await db.pet.update({
-      where: { id: petId },
-      data: { status: 'sold', version: { increment: 1 } },
-    });
+    await query(Prisma.sql`
+      UPDATE "Pet" SET "status" = 'sold', "version" = "version" + 1 WHERE "id" = ${petId}`);
   return { order: toOrder(order), soldOut };
 }
 

@@ -1,10 +1,17 @@
 import type { Db } from './client.js';
+import type { RawSql, RunStatement } from './raw-sql.js';
 
 /** A client inside an interactive transaction: the same queries, no `$connect`. */
 export type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
 
 /** A client the domain queries through: the database's, or a transaction's it joins. */
 export type Queries = Db | Tx;
+
+/** The raw SQL of a transaction's client: every statement joins that transaction. */
+export function rawSqlIn(tx: Tx): RawSql {
+  const query: RunStatement = (statement) => tx.$queryRaw(statement);
+  return { query, transaction: (work) => work(query) };
+}
 
 /**
  * Runs `work` in one database transaction, within the client's transaction limits: waiting for a

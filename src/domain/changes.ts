@@ -1,5 +1,5 @@
 import type { Writer } from '../db/change-events.js';
-import type { Tx } from '../db/transaction.js';
+import type { RunStatement } from '../db/raw-sql.js';
 
 export type ChangeKind = 'created' | 'updated' | 'deleted';
 
@@ -33,10 +33,10 @@ export type ChangeListener = (
  */
 export interface ChangeFeed {
   /**
-   * Writes the changes' events in the write's transaction `tx`, with the write's trace context
-   * (`cause`, a W3C traceparent) when it is traced.
+   * Writes the changes' events in the write's transaction (`query` runs a statement in it), with
+   * the write's trace context (`cause`, a W3C traceparent) when it is traced.
    */
-  record(tx: Tx, changes: readonly Change[], cause?: string): Promise<void>;
+  record(query: RunStatement, changes: readonly Change[], cause?: string): Promise<void>;
   /**
    * For a write whose own statement appends its events (`appendingEvents` in
    * src/db/change-events.ts): who writes them, now, with the write's trace context.

@@ -1,4 +1,5 @@
 import type { SqlDialect } from '../db/client.js';
+import type { RawSql } from '../db/raw-sql.js';
 import type { Queries } from '../db/transaction.js';
 import type { ChangeFeed } from './changes.js';
 
@@ -19,12 +20,14 @@ export const anonymous: Viewer = Object.freeze({
 });
 
 /**
- * What every domain function needs: the database and its SQL dialect, the caller, and where writes
- * are reported. `db` is a transaction's client when the whole request runs in one (src/idempotency/):
- * the domain's own transactions then join it, and `changes` holds the events until it commits.
+ * What every domain function needs: the database (Prisma's client, and raw SQL for the writes it
+ * cannot express) and its SQL dialect, the caller, and where writes are reported. `db` and `sql`
+ * are a transaction's when the whole request runs in one (src/idempotency/): the domain's own
+ * transactions then join it, and `changes` holds the events until it commits.
  */
 export interface DomainContext {
   readonly db: Queries;
+  readonly sql: RawSql;
   readonly dialect: SqlDialect;
   readonly viewer: Viewer;
   readonly changes: ChangeFeed;

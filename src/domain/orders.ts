@@ -10,7 +10,7 @@ import { parseId } from './ids.js';
 import { type Page, pageArgs } from './paging.js';
 import { integerInRange, optionalDateTime } from './validation.js';
 import { type IfVersion, nextVersion, writeVersioned } from './versions.js';
-import { writeAppendingEvents, writeReporting } from './write.js';
+import { writeAppendingEvents, writeReporting, writeReportingSql } from './write.js';
 
 export const MAX_ORDER_QUANTITY = 10_000;
 
@@ -110,12 +110,12 @@ export const placeOrder = domainOperation(
       ctx.dialect === 'postgresql'
         ? await writeAppendingEvents(
             ctx,
-            (writer) => placeOrderPostgres(ctx.db, petId, quantity, shipDate, writer),
+            (writer) => placeOrderPostgres(ctx.sql.query, petId, quantity, shipDate, writer),
             changesOf,
           )
-        : await writeReporting(
+        : await writeReportingSql(
             ctx,
-            (tx) => placeOrderSqlite(tx, petId, quantity, shipDate),
+            (query) => placeOrderSqlite(query, petId, quantity, shipDate),
             changesOf,
           );
     if (placed.order) return placed.order;

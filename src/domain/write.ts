@@ -1,5 +1,6 @@
 import type { Writer } from '../db/change-events.js';
-import { inTransaction, type Tx } from '../db/transaction.js';
+import type { RunStatement } from '../db/raw-sql.js';
+import { inTransaction, rawSqlIn, type Tx } from '../db/transaction.js';
 import { currentTraceparent } from '../tracing/hooks.js';
 import type { Change } from './changes.js';
 import type { DomainContext } from './context.js';
@@ -9,18 +10,42 @@ import type { DomainContext } from './context.js';
  * result: none for a write that changed nothing), so that no crash can separate the two; once it
  * has committed, publishes them. A write that fails or is rolled back reports nothing.
  */
-export async function writeReporting<T>(
+export function writeReporting<T>(
   ctx: DomainContext,
   work: (tx: Tx) => Promise<T>,
   changesOf: (result: T) => readonly Change[],
 ): Promise<T> {
+  return reporting(ctx, changesOf, (recorded) =>
+    inTransaction(ctx.db, async (tx) => recorded(await work(tx), rawSqlIn(tx).query)),
+  );
+}
+
+/**
+ * `writeReporting` for a write in raw SQL alone (`ctx.sql`, straight through the driver adapter):
+ * no Prisma client between its statements, its events and the database.
+ */
+export function writeReportingSql<T>(
+  ctx: DomainContext,
+  work: (query: RunStatement) => Promise<T>,
+  changesOf: (result: T) => readonly Change[],
+): Promise<T> {
+  return reporting(ctx, changesOf, (recorded) =>
+    ctx.sql.transaction(async (query) => recorded(await work(query), query)),
+  );
+}
+
+/** Runs `write`, whose transaction records the events of its result through `query`, then publishes them. */
+async function reporting<T>(
+  ctx: DomainContext,
+  changesOf: (result: T) => readonly Change[],
+  write: (recorded: (result: T, query: RunStatement) => Promise<T>) => Promise<T>,
+): Promise<T> {
   let changes: readonly Change[] = [];
   // The write's own span (its domain operation), not one of the transaction's statements.
   const cause = currentTraceparent();
-  const result = await inTransaction(ctx.db, async (tx) => {
-    const result = await work(tx);
+  const result = await write(async (result, query) => {
     changes = changesOf(result);
-    if (changes.length > 0) await ctx.changes.record(tx, changes, cause);
+    if (changes.length > 0) await ctx.changes.record(query, changes, cause);
     return result;
   });
   if (changes.length > 0) await ctx.changes.publish(changes);

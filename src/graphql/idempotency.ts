@@ -247,11 +247,11 @@ export function idempotentMutations(keys: Idempotency, mask: Masker): Plugin<Con
     setExecuteFn(async (execution) => {
       const graphqlContext = execution.contextValue as Context;
       try {
-        return await request.commit(async ({ db, changes }) => {
-          const domain = { ...graphqlContext.domain, db, changes };
+        return await request.commit(async (scope) => {
+          const domain = { ...graphqlContext.domain, ...scope };
           Object.assign(graphqlContext, {
             domain,
-            loaders: createLoaders(domain, createSharedReads(db), { cache: false }),
+            loaders: createLoaders(domain, createSharedReads(scope.db), { cache: false }),
           });
           const result = (await executeFn(execution)) as ExecutionResult;
           if (fieldFailed(result)) throw new FailedMutation(result);

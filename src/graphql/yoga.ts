@@ -274,6 +274,7 @@ function createYogaServer(
   });
   const reader = {
     db: database.prisma,
+    sql: database,
     dialect: database.dialect,
     viewer: anonymous,
     changes: readOnly,
@@ -288,7 +289,13 @@ function createYogaServer(
     serverContextOf(limits.graphqlListItems),
     operationContext((context) =>
       createContext(
-        { db: database.prisma, dialect: database.dialect, viewer: context.viewer, changes },
+        {
+          db: database.prisma,
+          sql: database,
+          dialect: database.dialect,
+          viewer: context.viewer,
+          changes,
+        },
         shared,
         // Over a WebSocket each operation has its own (and each event of a subscription).
         context.listItemBudget ?? new ListItemBudget(limits.graphqlListItems),

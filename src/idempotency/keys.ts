@@ -7,7 +7,8 @@ import {
   recordResponse,
   releaseKey,
 } from '../db/idempotency-keys.js';
-import type { Tx } from '../db/transaction.js';
+import type { RawSql } from '../db/raw-sql.js';
+import { rawSqlIn, type Tx } from '../db/transaction.js';
 import type { Change, ChangeFeed } from '../domain/changes.js';
 import type { Viewer } from '../domain/context.js';
 import { DomainError, validationFailed } from '../domain/errors.js';
@@ -111,7 +112,7 @@ function heldChanges(feed: ChangeFeed) {
   // Each write's changes as it published them: the feed knows their events by them.
   const held: (readonly Change[])[] = [];
   const changes: ChangeFeed = {
-    record: (tx, recorded, cause) => feed.record(tx, recorded, cause),
+    record: (query, recorded, cause) => feed.record(query, recorded, cause),
     writer: (cause) => feed.writer(cause),
     appended: (appended, writer, last) => feed.appended(appended, writer, last),
     publish: async (published) => {
@@ -127,9 +128,13 @@ function heldChanges(feed: ChangeFeed) {
   };
 }
 
-/** What a keyed request's work runs with: the transaction, and changes held until it commits. */
+/**
+ * What a keyed request's work runs with: the transaction (Prisma's client and raw SQL in it), and
+ * changes held until it commits.
+ */
 export interface KeyedScope {
   db: Tx;
+  sql: RawSql;
   changes: ChangeFeed;
 }
 
@@ -201,7 +206,8 @@ export function createIdempotency(options: IdempotencyOptions): Idempotency {
     async commit(work) {
       const held = heldChanges(options.changes);
       const value = await db.$transaction(async (tx) => {
-        const { value, response } = await work({ db: tx, changes: held.changes });
+        const scope = { db: tx, sql: rawSqlIn(tx), changes: held.changes };
+        const { value, response } = await work(scope);
         const bytes = recordBytes(response);
         if (bytes > options.maxRecordBytes)
           throw new ResponseTooLarge(bytes, options.maxRecordBytes);

@@ -96,7 +96,7 @@ export function createRestApi({
       const tags = routeTags(spec, params);
       if (tags) c.get('cacheable')?.(tags);
       const deps = {
-        domain: { db: database.prisma, dialect: database.dialect, viewer, changes },
+        domain: { db: database.prisma, sql: database, dialect: database.dialect, viewer, changes },
         shared,
         config,
       };

@@ -68,10 +68,10 @@ export async function runIdempotent(
     return replay(begun.response);
   }
   try {
-    return await begun.request.commit(async ({ db, changes }) => {
-      const domain = { ...deps.domain, db, changes };
+    return await begun.request.commit(async (scope) => {
+      const domain = { ...deps.domain, ...scope };
       // Every read of the request in its transaction: nothing outside it waits on it.
-      const response = await run({ ...deps, domain, shared: createSharedReads(db) });
+      const response = await run({ ...deps, domain, shared: createSharedReads(scope.db) });
       const { copy, recorded } = await recordOf(response);
       return { value: copy, response: recorded };
     });

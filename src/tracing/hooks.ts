@@ -64,18 +64,21 @@ export function annotateSpan(attributes: Otel.Attributes): void {
 /**
  * Runs `fn` in a span named `name` (a child of the span in progress) and ends it when `fn` settles;
  * a throw marks the span failed with the contract code of what was thrown. Without tracing, or in
- * a request that is not sampled, it is `fn()`.
+ * a request that is not sampled, it is `fn()`. A `client` span is a call to another service (a
+ * SQL statement).
  */
 export function inSpan<T>(
   name: string,
   attributes: Otel.Attributes,
   fn: () => Promise<T> | T,
+  kind?: 'client',
 ): Promise<T> | T {
   if (!tracing) return fn();
   const { api, tracer, classify } = tracing;
   // Inside a request that is not sampled nothing is recorded: no span to make.
   if (api.trace.getActiveSpan()?.isRecording() === false) return fn();
-  return tracer.startActiveSpan(name, { attributes }, async (span) => {
+  const options = kind ? { attributes, kind: api.SpanKind.CLIENT } : { attributes };
+  return tracer.startActiveSpan(name, options, async (span) => {
     try {
       return await fn();
     } catch (error) {

@@ -1,5 +1,11 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { expect, it } from 'vitest';
-import { DatabaseClosedError, isDatabaseUnreachable } from '../../src/db/errors.js';
+import {
+  DatabaseClosedError,
+  isDatabaseTimeout,
+  isDatabaseUnreachable,
+  TransactionTimeoutError,
+} from '../../src/db/errors.js';
 import { Prisma } from '../../src/generated/sqlite/client.js';
 import { createTestApp, describeDb, useTestApp } from '../helpers/app.js';
 
@@ -55,5 +61,81 @@ describeDb('Database.query (a statement without Prisma’s client)', () => {
     const refused = await closing.database.query(countKeys).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(DatabaseClosedError);
     expect(isDatabaseUnreachable(refused)).toBe(true);
+  });
+});
+
+describeDb('Database.transaction (statements in one transaction without Prisma’s client)', () => {
+  // The transaction limit is REQUEST_TIMEOUT_MS and one tick of it: 300 + 75 ms here. One connection
+  // on PostgreSQL too, so that a transaction can wait for it as on SQLite.
+  const app = useTestApp({ REQUEST_TIMEOUT_MS: '300', DATABASE_POOL_SIZE: '1' });
+  const insertKey = (id: string) =>
+    Prisma.sql`INSERT INTO "IdempotencyKey" ("id", "fingerprint", "expiresAt")
+      VALUES (${id}, ${'direct'}, ${BigInt(Date.now() + 60_000)})`;
+  const keyCount = async () =>
+    Number((await app().database.query<{ keys: unknown }>(countKeys))[0]?.keys);
+
+  it('commits its statements together, and rolls them all back when its work throws', async () => {
+    const { database } = app();
+    const before = await keyCount();
+    const statements = database.statementCount();
+    await database.transaction(async (query) => {
+      await query(insertKey('together-1'));
+      await query(insertKey('together-2'));
+    });
+    // The two inserts and the COMMIT, as through Prisma's client.
+    expect(database.statementCount()).toBe(statements + 3);
+    expect(await keyCount()).toBe(before + 2);
+    const failed = await database
+      .transaction(async (query) => {
+        await query(insertKey('undone-1'));
+        throw new Error('undone on purpose');
+      })
+      .catch((error: Error) => error.message);
+    expect(failed).toBe('undone on purpose');
+    expect(await keyCount()).toBe(before + 2);
+  });
+
+  it('waits for the connection no longer than its limit, and never runs once it is past', async () => {
+    const { database } = app();
+    const before = await keyCount();
+    let holding!: () => void;
+    const held = new Promise<void>((resolve) => {
+      holding = resolve;
+    });
+    // Holds the one connection for longer than the limit.
+    const holder = database.prisma.$transaction(
+      async (tx) => {
+        await tx.$queryRaw`SELECT 1`;
+        holding();
+        await sleep(700);
+      },
+      { timeout: 5000 },
+    );
+    await held;
+    const started = Date.now();
+    const waited = await database
+      .transaction((query) => query(insertKey('too-late')))
+      .catch((error: unknown) => error);
+    expect(waited).toBeInstanceOf(TransactionTimeoutError);
+    expect(isDatabaseTimeout(waited)).toBe(true);
+    expect(Date.now() - started).toBeLessThan(650);
+    await holder;
+    await sleep(50);
+    expect(await keyCount()).toBe(before);
+  });
+
+  it('rolls back what it wrote once it has run past its limit, and refuses its next statement', async () => {
+    const { database } = app();
+    const before = await keyCount();
+    const ran = await database
+      .transaction(async (query) => {
+        await query(insertKey('slow-1'));
+        await sleep(600);
+        await query(insertKey('slow-2'));
+      })
+      .catch((error: unknown) => error);
+    expect(ran).toBeInstanceOf(TransactionTimeoutError);
+    expect(isDatabaseTimeout(ran)).toBe(true);
+    expect(await keyCount()).toBe(before);
   });
 });

@@ -12,6 +12,7 @@ import { placeOrder } from '../../src/domain/orders.js';
 const app = await createApp(loadConfig({ ...process.env, SEED: 'false', LOG_LEVEL: 'silent' }));
 const ctx: DomainContext = {
   db: app.database.prisma,
+  sql: app.database,
   dialect: app.database.dialect,
   viewer: { authenticated: true, subject: 'doomed-writer', scopes: new Set(['orders:write']) },
   changes: {

@@ -217,6 +217,50 @@ describe.runIf(databaseAvailable)('traces exported over OTLP/HTTP', () => {
     });
   });
 
+  it("traces each statement the app sends without Prisma's client: an order's, a key's claim", async () => {
+    const token = await liveToken();
+    const pet = await restPet(server, token);
+    const order = async (headers: Record<string, string>) => {
+      const caller = callerSpan();
+      const placed = await fetch(`${server.url}/api/store/orders`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          traceparent: caller.traceparent,
+          ...headers,
+        },
+        body: JSON.stringify({ petId: Number(pet.id), quantity: 1 }),
+      });
+      expect(placed.status).toBe(201);
+      return caller.traceId;
+    };
+    const plain = await order({});
+    const keyed = await order({ 'idempotency-key': randomBytes(8).toString('hex') });
+    const statement = (traceId: string, text: RegExp) => (spans: ReceivedSpan[]) =>
+      inTrace(traceId)(spans).find(
+        (span) =>
+          span.name === 'prisma:client:db_query' &&
+          text.test(String(span.attributes['db.query.text'])),
+      );
+    const insertOrder = /INSERT INTO "Order"/;
+    const claim = /INSERT INTO "IdempotencyKey"/;
+    const spans = await receiver.waitFor(
+      (all) => !!statement(plain, insertOrder)(all) && !!statement(keyed, claim)(all),
+    );
+    const domain = inTrace(plain)(spans).find((span) => span.name === 'domain placeOrder');
+    for (const span of [statement(plain, insertOrder)(spans), statement(keyed, claim)(spans)]) {
+      expect(span?.kind).toBe(3);
+      expect(span?.attributes['db.system.name']).toBe(database);
+      // The statement's text, its values as parameters.
+      expect(String(span?.attributes['db.query.text'])).toMatch(
+        database === 'sqlite' ? /\?/ : /\$1\b/,
+      );
+    }
+    const inserted = statement(plain, insertOrder)(spans);
+    expect(inserted && ancestors(inserted, spans)).toContain(domain);
+  });
+
   it('records nothing of a request its caller did not sample, and still names its trace', async () => {
     const token = await liveToken();
     const unsampled = callerSpan();
