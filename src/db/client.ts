@@ -6,7 +6,7 @@ import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { PrismaClient as PostgresPrismaClient } from '../generated/postgresql/client.js';
 import { type Prisma, PrismaClient } from '../generated/sqlite/client.js';
-import { inSpan } from '../tracing/hooks.js';
+import { inSpan, tracingEnabled } from '../tracing/hooks.js';
 import { DatabaseClosedError, TransactionTimeoutError } from './errors.js';
 import type { RawSql, RunStatement } from './raw-sql.js';
 import { prepareSqliteFile } from './sqlite-file.js';
@@ -311,25 +311,22 @@ function rowsOf<Row>(
   statement: Prisma.Sql,
 ): Promise<Row[]> {
   const sql = dialect === 'sqlite' ? statement.sql : statement.text;
-  const attributes = { 'db.query.text': sql, 'db.system.name': dialect };
+  const run = async () => {
+    const { values } = statement;
+    const result = await queryable.queryRaw({
+      sql,
+      args: values.map((value) => (typeof value === 'bigint' ? String(value) : value)),
+      argTypes: values.map(argType),
+    });
+    return result.rows.map(
+      (row) =>
+        Object.fromEntries(result.columnNames.map((name, index) => [name, row[index]])) as Row,
+    );
+  };
+  if (!tracingEnabled()) return run();
   // The span Prisma's instrumentation makes for its own statements (docs/tracing.md).
-  return inSpan<Row[]>(
-    'prisma:client:db_query',
-    attributes,
-    async () => {
-      const { values } = statement;
-      const result = await queryable.queryRaw({
-        sql,
-        args: values.map((value) => (typeof value === 'bigint' ? String(value) : value)),
-        argTypes: values.map(argType),
-      });
-      return result.rows.map(
-        (row) =>
-          Object.fromEntries(result.columnNames.map((name, index) => [name, row[index]])) as Row,
-      );
-    },
-    'client',
-  ) as Promise<Row[]>;
+  const attributes = { 'db.query.text': sql, 'db.system.name': dialect };
+  return inSpan('prisma:client:db_query', attributes, run, 'client') as Promise<Row[]>;
 }
 
 const COMMIT = { sql: 'COMMIT', args: [], argTypes: [] };

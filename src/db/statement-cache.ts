@@ -1,4 +1,4 @@
-import type { Database as Sqlite, Statement } from 'better-sqlite3';
+import type { ColumnDefinition, Database as Sqlite, Statement } from 'better-sqlite3';
 
 /**
  * Prisma's SQLite adapter compiles every statement it runs anew (`prepare`: about a tenth of an
@@ -14,8 +14,8 @@ import type { Database as Sqlite, Statement } from 'better-sqlite3';
  */
 export function cacheStatements(client: Sqlite, max: number): void {
   const compile = client.prepare.bind(client);
-  const kept = new Map<string, Statement>();
-  const compiledFor = (sql: string): Statement => {
+  const kept = new Map<string, Compiled>();
+  const compiledFor = (sql: string): Compiled => {
     const found = kept.get(sql);
     if (found) {
       // Least recently used out: a hit moves to the back.
@@ -23,21 +23,38 @@ export function cacheStatements(client: Sqlite, max: number): void {
       kept.set(sql, found);
       return found;
     }
-    const statement = compile(sql);
-    kept.set(sql, statement);
+    const compiled: Compiled = { statement: compile(sql), columns: undefined };
+    kept.set(sql, compiled);
     if (kept.size > max) kept.delete(kept.keys().next().value as string);
-    return statement;
+    return compiled;
   };
-  const bound = (statement: Statement, args: unknown[]) => ({
-    reader: statement.reader,
-    run: () => statement.run(args),
-    columns: () => statement.columns(),
-    raw: () => ({ all: () => statement.raw(true).all(args) }),
-  });
+  const bound = (compiled: Compiled, args: unknown[]) => {
+    const { statement } = compiled;
+    return {
+      reader: statement.reader,
+      run: () => statement.run(args),
+      // What a compiled statement returns stays as it is: asked once (a native call that builds an
+      // object per column), not at every run. The schema does not change while the app serves.
+      columns: () => {
+        compiled.columns ??= statement.columns();
+        return compiled.columns;
+      },
+      raw: () => ({ all: () => statement.raw(true).all(args) }),
+    };
+  };
   client.prepare = ((sql: string) => {
-    const statement = compiledFor(sql);
-    return { run: () => statement.run(), bind: (args: unknown[]) => bound(statement, args) };
+    const compiled = compiledFor(sql);
+    return {
+      run: () => compiled.statement.run(),
+      bind: (args: unknown[]) => bound(compiled, args),
+    };
   }) as unknown as Sqlite['prepare'];
+}
+
+/** A statement kept compiled, with the columns it returns once they have been asked for. */
+interface Compiled {
+  statement: Statement;
+  columns: ColumnDefinition[] | undefined;
 }
 
 /**

@@ -81,6 +81,28 @@ describe.runIf(database === 'sqlite')('SQLITE_STATEMENT_CACHE_SIZE', () => {
     expect(await textOf(() => readPets(ids.slice(0, 1)))).toEqual([texts[0]]);
     expect(compilations.get(texts[0] as string)).toBe(2);
   });
+
+  it('asks a kept statement for the columns it returns once, not at every run', async () => {
+    const pet = await makePet(app());
+    // The prototype of better-sqlite3's statements, whose `columns` builds an object per column.
+    const statements = Object.getPrototypeOf(new BetterSqlite3(':memory:').prepare('SELECT 1'));
+    const columns = statements.columns;
+    let asked = 0;
+    statements.columns = function (this: unknown) {
+      asked++;
+      return columns.call(this);
+    };
+    try {
+      // Compiled anew (makePet's statements pushed it out of the four kept): asked once.
+      expect(await readPets([pet.id])).toEqual([pet.name]);
+      const first = asked;
+      expect(first).toBeGreaterThan(0);
+      for (let run = 0; run < 3; run++) expect(await readPets([pet.id])).toEqual([pet.name]);
+      expect(asked).toBe(first);
+    } finally {
+      statements.columns = columns;
+    }
+  });
 });
 
 describe.runIf(database === 'postgresql' && databaseAvailable)(
