@@ -44,10 +44,9 @@ export function eventChannel(config: DatabaseConfig): string {
 
 /**
  * Appends the events of a write to the outbox in its transaction (`query` runs a statement in it):
- * one statement, so that
- * they commit with the write or not at all. Their ids follow the commit order with no gap. On
- * SQLite the single writer does that (AUTOINCREMENT, the transaction holds the database). On
- * PostgreSQL, `appendingEvents`.
+ * one statement, so that they commit with the write or not at all. Their ids follow the commit
+ * order with no gap. On SQLite the single writer does that (AUTOINCREMENT, the transaction holds
+ * the database). On PostgreSQL, `appendingEvents`.
  *
  * Answers the events as they are stored, with their ids (consecutive, in the order given), so that
  * the writer can deliver them once committed without reading them back.

@@ -95,7 +95,7 @@ export async function placeOrderPostgres(
   return { result: { order, soldOut: Number(row.left) === 0 }, lastEvent };
 }
 
-/** SQLite: the order in the transaction `query` runs its statements in, its events left to the caller. */
+/** SQLite: the order, in the transaction `query` runs its statements in; its events are the caller's. */
 export async function placeOrderSqlite(
   query: RunStatement,
   petId: bigint,

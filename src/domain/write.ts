@@ -34,7 +34,10 @@ export function writeReportingSql<T>(
   );
 }
 
-/** Runs `write`, whose transaction records the events of its result through `query`, then publishes them. */
+/**
+ * Runs `write`, whose transaction records the events of its result (`recorded`, through the
+ * transaction's `query`), then publishes them once it has committed.
+ */
 async function reporting<T>(
   ctx: DomainContext,
   changesOf: (result: T) => readonly Change[],
