@@ -276,24 +276,21 @@ export function openDatabase(config: DatabaseConfig, options: DatabaseOptions): 
     config.provider === 'sqlite'
       ? new PrismaClient({ adapter, transactionOptions })
       : (new PostgresPrismaClient({ adapter, transactionOptions }) as unknown as Db);
+  /** The connection for raw SQL, opened through Prisma on first use; refused once closed. */
+  const open = async (): Promise<Adapter> => {
+    if (closed) throw new DatabaseClosedError();
+    if (!connected) await prisma.$connect();
+    return connected as Adapter;
+  };
   return {
     prisma,
     dialect: config.provider,
     config,
     async query<Row>(statement: Prisma.Sql) {
-      if (closed) throw new DatabaseClosedError();
-      if (!connected) await prisma.$connect();
-      return rowsOf<Row>(connected as Adapter, config.provider, statement);
+      return rowsOf<Row>(await open(), config.provider, statement);
     },
     async transaction(work) {
-      if (closed) throw new DatabaseClosedError();
-      if (!connected) await prisma.$connect();
-      return runTransaction(
-        connected as Adapter,
-        config.provider,
-        options.transactionTimeoutMs,
-        work,
-      );
+      return runTransaction(await open(), config.provider, options.transactionTimeoutMs, work);
     },
     statementCount: () => statements,
     close: () => {
