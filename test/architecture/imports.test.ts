@@ -25,7 +25,8 @@ const layers: readonly (readonly string[])[] = [
   ['changes', 'cache', 'rate-limit', 'idempotency', 'usage'],
   // The gate (npm run schema:check) reads usage reports; the edges never import it.
   ['graphql', 'rest', 'schema-check'],
-  ['app'],
+  // The app, and what the process does once it listens (the server's and the bench's).
+  ['app', 'start-memory'],
   // The entry points that nothing in src/ imports: the server, what `npm start` loads before it
   // (`--import`), its watcher, the build.
   ['server', 'v8-start', 'dev', 'build'],
