@@ -65,19 +65,41 @@ const SQLITE_PRAGMAS = ['PRAGMA journal_mode = WAL', 'PRAGMA synchronous = NORMA
 
 type Connect<T extends SqlMigrationAwareDriverAdapterFactory> = T['connect'];
 
+/**
+ * `target` with its methods bound to it and passed through `wrap` (by name), each made once: the
+ * adapters' objects are reached on the path of every statement, and a method made anew at every
+ * access would be garbage at every statement.
+ */
+function withMethods<T extends object>(
+  target: T,
+  wrap: (property: string | symbol, method: Method) => Method,
+): T {
+  const made = new Map<string | symbol, Method>();
+  return new Proxy(target, {
+    get(object, property) {
+      const value = Reflect.get(object, property, object);
+      if (typeof value !== 'function') return value;
+      let method = made.get(property);
+      if (!method) {
+        method = wrap(property, value.bind(object));
+        made.set(property, method);
+      }
+      return method;
+    },
+  });
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: the adapters' methods, whatever their signatures
+type Method = (...args: any[]) => any;
+
 /** A driver adapter factory whose `connect` goes through `around` (everything else as it is). */
 function aroundConnect<T extends SqlMigrationAwareDriverAdapterFactory>(
   factory: T,
   around: (connect: Connect<T>) => Connect<T>,
 ): T {
-  return new Proxy(factory, {
-    get(object, property) {
-      const value = Reflect.get(object, property, object);
-      if (typeof value !== 'function') return value;
-      const bound = value.bind(object);
-      return property === 'connect' ? around(bound) : bound;
-    },
-  });
+  return withMethods(factory, (property, method) =>
+    property === 'connect' ? around(method as Connect<T>) : method,
+  );
 }
 
 /** A driver adapter factory whose every connection first runs `pragmas`. */
@@ -153,39 +175,32 @@ function outsideTransactions<T extends SqlMigrationAwareDriverAdapterFactory>(fa
       }
     });
   const transaction = (inner: Transaction, release: () => void): Transaction =>
-    new Proxy(inner, {
-      get(object, property) {
-        const value = Reflect.get(object, property, object);
-        if (typeof value !== 'function') return value;
-        if (property !== 'commit' && property !== 'rollback') return value.bind(object);
-        return async () => {
+    withMethods(inner, (property, method) =>
+      property === 'commit' || property === 'rollback'
+        ? async () => {
+            try {
+              return await method();
+            } finally {
+              release();
+            }
+          }
+        : method,
+    );
+  const adapter = (inner: Adapter): Adapter =>
+    withMethods(inner, (property, method) => {
+      if (property === 'queryRaw' || property === 'executeRaw' || property === 'executeScript')
+        return (...args: unknown[]) => inTurn(() => method(...args));
+      if (property === 'startTransaction')
+        return async (...args: unknown[]) => {
+          const release = await turns.acquire();
           try {
-            return await value.apply(object, []);
-          } finally {
+            return transaction(await method(...args), release);
+          } catch (error) {
             release();
+            throw error;
           }
         };
-      },
-    });
-  const adapter = (inner: Adapter): Adapter =>
-    new Proxy(inner, {
-      get(object, property) {
-        const value = Reflect.get(object, property, object);
-        if (typeof value !== 'function') return value;
-        if (property === 'queryRaw' || property === 'executeRaw' || property === 'executeScript')
-          return (...args: unknown[]) => inTurn(() => value.apply(object, args));
-        if (property === 'startTransaction')
-          return async (...args: unknown[]) => {
-            const release = await turns.acquire();
-            try {
-              return transaction(await value.apply(object, args), release);
-            } catch (error) {
-              release();
-              throw error;
-            }
-          };
-        return value.bind(object);
-      },
+      return method;
     });
   return aroundConnect(factory, (connect) => async () => adapter(await connect()));
 }
@@ -434,21 +449,14 @@ function refuseWhenClosed<T extends SqlMigrationAwareDriverAdapterFactory>(
  * inside a transaction) calls `onStatement`. This is how N+1 regressions are caught.
  */
 function countStatements<T extends object>(target: T, onStatement: () => void): T {
-  return new Proxy(target, {
-    get(object, property) {
-      const value = Reflect.get(object, property, object);
-      if (typeof value !== 'function') return value;
-      if (property === 'queryRaw' || property === 'executeRaw') {
-        return (...args: unknown[]) => {
-          onStatement();
-          return value.apply(object, args);
-        };
-      }
-      if (property === 'connect' || property === 'startTransaction') {
-        return async (...args: unknown[]) =>
-          countStatements(await value.apply(object, args), onStatement);
-      }
-      return value.bind(object);
-    },
+  return withMethods(target, (property, method) => {
+    if (property === 'queryRaw' || property === 'executeRaw')
+      return (...args: unknown[]) => {
+        onStatement();
+        return method(...args);
+      };
+    if (property === 'connect' || property === 'startTransaction')
+      return async (...args: unknown[]) => countStatements(await method(...args), onStatement);
+    return method;
   });
 }
