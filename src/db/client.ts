@@ -65,6 +65,9 @@ const SQLITE_PRAGMAS = ['PRAGMA journal_mode = WAL', 'PRAGMA synchronous = NORMA
 
 type Connect<T extends SqlMigrationAwareDriverAdapterFactory> = T['connect'];
 
+// biome-ignore lint/suspicious/noExplicitAny: the adapters' methods, whatever their signatures
+type Method = (...args: any[]) => any;
+
 /**
  * `target` with its methods bound to it and passed through `wrap` (by name), each made once: the
  * adapters' objects are reached on the path of every statement, and a method made anew at every
@@ -88,9 +91,6 @@ function withMethods<T extends object>(
     },
   });
 }
-
-// biome-ignore lint/suspicious/noExplicitAny: the adapters' methods, whatever their signatures
-type Method = (...args: any[]) => any;
 
 /** A driver adapter factory whose `connect` goes through `around` (everything else as it is). */
 function aroundConnect<T extends SqlMigrationAwareDriverAdapterFactory>(
