@@ -364,10 +364,12 @@ async function end(tx: Transaction, how: 'commit' | 'rollback'): Promise<void> {
 }
 
 /**
- * `Database.transaction`: `work` in one transaction of the adapter, with the bounds Prisma's
- * interactive transactions have here (`limitMs`, the request time limit and one tick): waiting for
- * the connection (SQLite's one, queued behind the others) and then running. Past either, it is
- * rolled back, its next statement refused, and TransactionTimeoutError thrown.
+ * `Database.transaction`: `work` in one transaction of the adapter, begun at its first statement
+ * (work that sends none, such as a keyed request that turns out to need Prisma's client, costs no
+ * round trip), with the bounds Prisma's interactive transactions have here (`limitMs`, the request
+ * time limit and one tick): waiting for the connection (SQLite's one, queued behind the others) and
+ * then running. Past either, it is rolled back, its next statement refused, and
+ * TransactionTimeoutError thrown.
  */
 async function runTransaction<T>(
   adapter: Adapter,
@@ -375,43 +377,50 @@ async function runTransaction<T>(
   limitMs: number,
   work: (query: RunStatement) => Promise<T>,
 ): Promise<T> {
-  const starting = adapter.startTransaction();
+  let begun: Promise<Transaction> | undefined;
   let timer: NodeJS.Timeout | undefined;
-  let tx: Transaction;
-  try {
-    tx = await Promise.race([
-      starting,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new TransactionTimeoutError('waited', limitMs)), limitMs);
-      }),
-    ]);
-  } catch (error) {
-    // Started too late: let it go once it has.
-    starting.then((late) => end(late, 'rollback')).catch(() => {});
-    throw error;
-  } finally {
-    clearTimeout(timer);
-  }
   let expired = false;
-  timer = setTimeout(() => {
-    expired = true;
-    end(tx, 'rollback').catch(() => {});
-  }, limitMs);
-  const query: RunStatement = (statement) =>
-    expired
-      ? Promise.reject(new TransactionTimeoutError('ran', limitMs))
-      : rowsOf(tx, dialect, statement);
+  const begin = async (): Promise<Transaction> => {
+    const starting = adapter.startTransaction();
+    let tx: Transaction;
+    try {
+      tx = await Promise.race([
+        starting,
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new TransactionTimeoutError('waited', limitMs)), limitMs);
+        }),
+      ]);
+    } catch (error) {
+      // Started too late: let it go once it has.
+      starting.then((late) => end(late, 'rollback')).catch(() => {});
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+    timer = setTimeout(() => {
+      expired = true;
+      end(tx, 'rollback').catch(() => {});
+    }, limitMs);
+    return tx;
+  };
+  const query: RunStatement = async (statement) => {
+    if (expired) throw new TransactionTimeoutError('ran', limitMs);
+    begun ??= begin();
+    return rowsOf(await begun, dialect, statement);
+  };
   let value: T;
   try {
     value = await work(query);
   } catch (error) {
+    const tx = await begun?.catch(() => undefined);
     clearTimeout(timer);
-    if (!expired) await end(tx, 'rollback').catch(() => {});
+    if (tx && !expired) await end(tx, 'rollback').catch(() => {});
     throw error;
   }
+  const tx = await begun;
   clearTimeout(timer);
   if (expired) throw new TransactionTimeoutError('ran', limitMs);
-  await end(tx, 'commit');
+  if (tx) await end(tx, 'commit');
   return value;
 }
 

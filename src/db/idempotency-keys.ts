@@ -1,6 +1,6 @@
 import { Prisma } from '../generated/sqlite/client.js';
 import type { Database, Db } from './client.js';
-import type { Queries } from './transaction.js';
+import type { RunStatement } from './raw-sql.js';
 
 /** A response as it is recorded for a key, and replayed. */
 export interface RecordedResponse {
@@ -89,22 +89,23 @@ export async function claimKey(
 }
 
 /**
- * Records the response of a claimed key, in `db`'s transaction when there is one (the write's own).
- * False when the claim is no longer this request's (its lease ran out and a retry took the key
- * over): then nothing was recorded, and the transaction must not commit.
+ * Records the response of a claimed key, through `query`: the write's own transaction's statements,
+ * or the database's once nothing was written. False when the claim is no longer this request's (its
+ * lease ran out and a retry took the key over): then nothing was recorded, and the transaction
+ * must not commit.
  */
 export async function recordResponse(
-  db: Queries,
+  query: RunStatement,
   claim: Pick<Claim, 'id' | 'owner'>,
   response: RecordedResponse,
 ): Promise<boolean> {
-  // Raw SQL: a third of the cost of Prisma's updateMany, on the path of every keyed write.
-  const count = await db.$executeRaw`
+  const rows = await query(Prisma.sql`
     UPDATE "IdempotencyKey"
        SET "status" = ${response.status}, "headers" = ${JSON.stringify(response.headers)},
            "body" = ${response.body}, "owner" = NULL, "leaseUntil" = NULL
-     WHERE "id" = ${claim.id} AND "owner" = ${claim.owner}`;
-  return count === 1;
+     WHERE "id" = ${claim.id} AND "owner" = ${claim.owner}
+    RETURNING "id"`);
+  return rows.length === 1;
 }
 
 /** Gives a claimed key up (its request answered what is not recorded): a retry runs anew. */

@@ -1,5 +1,5 @@
 import type { Db } from './client.js';
-import type { RawSql, RunStatement } from './raw-sql.js';
+import { type RawSql, rawSqlJoining } from './raw-sql.js';
 
 /** A client inside an interactive transaction: the same queries, no `$connect`. */
 export type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
@@ -9,8 +9,7 @@ export type Queries = Db | Tx;
 
 /** The raw SQL of a transaction's client: every statement joins that transaction. */
 export function rawSqlIn(tx: Tx): RawSql {
-  const query: RunStatement = (statement) => tx.$queryRaw(statement);
-  return { query, transaction: (work) => work(query) };
+  return rawSqlJoining((statement) => tx.$queryRaw(statement));
 }
 
 /**

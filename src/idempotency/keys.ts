@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { Database } from '../db/client.js';
+import type { Database, Db } from '../db/client.js';
 import {
   claimKey,
   forgetExpiredKeys,
@@ -7,7 +7,7 @@ import {
   recordResponse,
   releaseKey,
 } from '../db/idempotency-keys.js';
-import type { RawSql } from '../db/raw-sql.js';
+import { type RawSql, type RunStatement, rawSqlJoining } from '../db/raw-sql.js';
 import { rawSqlIn, type Tx } from '../db/transaction.js';
 import type { Change, ChangeFeed } from '../domain/changes.js';
 import type { Viewer } from '../domain/context.js';
@@ -128,9 +128,34 @@ function heldChanges(feed: ChangeFeed) {
   };
 }
 
+/** Thrown at the first use of `unusedClient`'s client. */
+class NeedsPrismaClient extends Error {
+  constructor() {
+    super("a keyed request's work used Prisma's client outside its interactive transaction");
+  }
+}
+
 /**
- * What a keyed request's work runs with: the transaction (Prisma's client and raw SQL in it), and
- * changes held until it commits.
+ * Prisma's client for work meant to run without it: its first use marks `used` and throws
+ * NeedsPrismaClient, so that the work can run again where Prisma's client joins its transaction.
+ */
+function unusedClient(prisma: Db) {
+  const state = {
+    used: false,
+    client: new Proxy(prisma, {
+      get() {
+        state.used = true;
+        throw new NeedsPrismaClient();
+      },
+    }),
+  };
+  return state;
+}
+
+/**
+ * What a keyed request's work runs with: the transaction (its raw SQL, and Prisma's client in it,
+ * or one whose use sends the work to Prisma's transaction: `KeyedRequest.commit`), and changes
+ * held until it commits.
  */
 export interface KeyedScope {
   db: Tx;
@@ -145,7 +170,9 @@ export interface KeyedRequest {
    * commits: the write and its record are there together or not at all. A response larger than a
    * record rolls everything back with ResponseTooLarge. The changes published
    * meanwhile reach the feed after the commit, never before and never after a rollback. A failure
-   * of `work` rolls everything back and is thrown: then call `fail`.
+   * of `work` rolls everything back and is thrown: then call `fail`. `work` may run twice: first in
+   * the driver adapter's transaction, then, if it used Prisma's client, rolled back and again in
+   * Prisma's; only the run that commits has any effect beyond its own process.
    */
   commit<T>(
     work: (scope: KeyedScope) => Promise<{ value: T; response: RecordedResponse }>,
@@ -202,40 +229,73 @@ export function createIdempotency(options: IdempotencyOptions): Idempotency {
   const ttlMs = options.ttlHours * 3_600_000;
   let stopped = false;
 
-  const keyedRequest = (id: string, owner: string): KeyedRequest => ({
-    async commit(work) {
-      const held = heldChanges(options.changes);
-      const value = await db.$transaction(async (tx) => {
-        const scope = { db: tx, sql: rawSqlIn(tx), changes: held.changes };
-        const { value, response } = await work(scope);
-        const bytes = recordBytes(response);
-        if (bytes > options.maxRecordBytes)
-          throw new ResponseTooLarge(bytes, options.maxRecordBytes);
-        if (!(await recordResponse(tx, { id, owner }, response))) {
-          // A retry took the key over after the lease ran out: it runs the write instead.
-          throw new Error('the idempotency key was taken over while its request ran');
-        }
-        return value;
-      });
-      await held.flush();
-      return value;
-    },
-    async fail(response) {
-      try {
-        // A refusal larger than a record (a bound set low) is not kept: its retry runs anew.
-        if (
-          response &&
-          isRecorded(response.status) &&
-          recordBytes(response) <= options.maxRecordBytes
-        )
-          await recordResponse(db, { id, owner }, response);
-        else await releaseKey(db, { id, owner });
-      } catch (error) {
-        // The lease runs out instead: a retry then runs anew.
-        logger.warn({ err: error }, 'could not record or release an idempotency key');
+  const keyedRequest = (id: string, owner: string): KeyedRequest => {
+    const claim = { id, owner };
+    /** `work`'s value, once its response is recorded through its transaction's `query`. */
+    const recorded = async <T>(
+      query: RunStatement,
+      work: () => Promise<{ value: T; response: RecordedResponse }>,
+    ): Promise<T> => {
+      const { value, response } = await work();
+      const bytes = recordBytes(response);
+      if (bytes > options.maxRecordBytes) throw new ResponseTooLarge(bytes, options.maxRecordBytes);
+      if (!(await recordResponse(query, claim, response))) {
+        // A retry took the key over after the lease ran out: it runs the write instead.
+        throw new Error('the idempotency key was taken over while its request ran');
       }
-    },
-  });
+      return value;
+    };
+    return {
+      async commit(work) {
+        // First in the adapter's transaction, as a write without a key runs: no Prisma client
+        // between the statements and the database. Work that reaches for Prisma's client (its
+        // reads, its writes) stops there, is rolled back, and runs again whole in Prisma's
+        // interactive transaction, where those see and join its write.
+        const unused = unusedClient(db);
+        const direct = heldChanges(options.changes);
+        try {
+          const value = await database.transaction((query) =>
+            recorded(query, async () => {
+              const done = await work({
+                db: unused.client,
+                sql: rawSqlJoining(query),
+                changes: direct.changes,
+              });
+              // Its failure may have been caught along the way (a resolver's error is a result).
+              if (unused.used) throw new NeedsPrismaClient();
+              return done;
+            }),
+          );
+          await direct.flush();
+          return value;
+        } catch (error) {
+          if (!unused.used) throw error;
+        }
+        const held = heldChanges(options.changes);
+        const value = await db.$transaction((tx) => {
+          const sql = rawSqlIn(tx);
+          return recorded(sql.query, () => work({ db: tx, sql, changes: held.changes }));
+        });
+        await held.flush();
+        return value;
+      },
+      async fail(response) {
+        try {
+          // A refusal larger than a record (a bound set low) is not kept: its retry runs anew.
+          if (
+            response &&
+            isRecorded(response.status) &&
+            recordBytes(response) <= options.maxRecordBytes
+          )
+            await recordResponse(database.query, claim, response);
+          else await releaseKey(db, claim);
+        } catch (error) {
+          // The lease runs out instead: a retry then runs anew.
+          logger.warn({ err: error }, 'could not record or release an idempotency key');
+        }
+      },
+    };
+  };
 
   const begin = async (caller: string, key: string, print: string): Promise<Begun> => {
     const id = fingerprint(caller, key);

@@ -95,6 +95,19 @@ describeDb('Database.transaction (statements in one transaction without Prismaâ€
     expect(await keyCount()).toBe(before + 2);
   });
 
+  it('begins at its first statement: work that sends none costs no statement', async () => {
+    const { database } = app();
+    const statements = database.statementCount();
+    expect(await database.transaction(async () => 'nothing sent')).toBe('nothing sent');
+    const failed = await database
+      .transaction(async () => {
+        throw new Error('before any statement');
+      })
+      .catch((error: Error) => error.message);
+    expect(failed).toBe('before any statement');
+    expect(database.statementCount()).toBe(statements);
+  });
+
   it('waits for the connection no longer than its limit, and never runs once it is past', async () => {
     const { database } = app();
     const before = await keyCount();

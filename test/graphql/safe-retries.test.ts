@@ -152,6 +152,42 @@ describeDb('versions, ifVersion and Idempotency-Key over GraphQL', () => {
     expect(errorCodes(other)).toEqual(['IDEMPOTENCY_KEY_REUSED']);
   });
 
+  it('runs a keyed mutation whose selection reads again in Prisma’s transaction, its first run leaving nothing', async () => {
+    // The order is written first in the adapter's transaction, as without a key; the pet read
+    // after it needs Prisma's client, so that run is rolled back and the mutation runs again.
+    const pet = await makePet(app(), { quantity: 2 });
+    const events = () => app().database.prisma.changeEvent.count({ where: { petId: pet.id } });
+    const before = await events();
+    const published: unknown[] = [];
+    const stop = app().changes.subscribe((changes) => {
+      published.push(...changes);
+    });
+    const placed = await graphql(
+      app(),
+      PlaceOrder,
+      { input: { petId: String(pet.id), quantity: 1 } },
+      { 'idempotency-key': randomUUID() },
+    ).finally(stop);
+    expect(placed.errors).toBeUndefined();
+    expect(placed.data?.placeOrder.pet).toEqual({
+      status: 'available',
+      inventory: { quantity: 1 },
+    });
+    expect(await stockOf(app(), pet.id)).toEqual({ quantity: 1, status: 'available' });
+    expect(await app().database.prisma.order.count({ where: { petId: pet.id } })).toBe(1);
+    expect(published).toEqual([
+      {
+        entity: 'order',
+        kind: 'created',
+        id: BigInt(placed.data?.placeOrder.id ?? 0),
+        petId: pet.id,
+      },
+      { entity: 'inventory', kind: 'updated', petId: pet.id },
+    ]);
+    // The order's event: the inventory's names no order.
+    expect(await events()).toBe(before + 1);
+  });
+
   it('answers 409 IDEMPOTENCY_KEY_IN_FLIGHT with Retry-After while the first mutation runs', async () => {
     const pet = await makePet(app(), { quantity: 5 });
     const key = randomUUID();

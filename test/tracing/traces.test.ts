@@ -217,7 +217,7 @@ describe.runIf(databaseAvailable)('traces exported over OTLP/HTTP', () => {
     });
   });
 
-  it("traces each statement the app sends without Prisma's client: an order's, a key's claim", async () => {
+  it("traces each statement the app sends without Prisma's client: an order's, a key's claim and record", async () => {
     const token = await liveToken();
     const pet = await restPet(server, token);
     const order = async (headers: Record<string, string>) => {
@@ -245,8 +245,13 @@ describe.runIf(databaseAvailable)('traces exported over OTLP/HTTP', () => {
       );
     const insertOrder = /INSERT INTO "Order"/;
     const claim = /INSERT INTO "IdempotencyKey"/;
+    const record = /UPDATE "IdempotencyKey"/;
     const spans = await receiver.waitFor(
-      (all) => !!statement(plain, insertOrder)(all) && !!statement(keyed, claim)(all),
+      (all) =>
+        !!statement(plain, insertOrder)(all) &&
+        !!statement(keyed, record)(all) &&
+        // The server's span ends last: every span of the request is in by then.
+        inTrace(keyed)(all).some((span) => span.kind === 2),
     );
     const domain = inTrace(plain)(spans).find((span) => span.name === 'domain placeOrder');
     for (const span of [statement(plain, insertOrder)(spans), statement(keyed, claim)(spans)]) {
@@ -259,6 +264,14 @@ describe.runIf(databaseAvailable)('traces exported over OTLP/HTTP', () => {
     }
     const inserted = statement(plain, insertOrder)(spans);
     expect(inserted && ancestors(inserted, spans)).toContain(domain);
+    // With a key, the order's statements and the key's record are in one transaction of the
+    // adapter, as without one: Prisma's client sends nothing of it.
+    expect(statement(keyed, insertOrder)(spans)).toBeDefined();
+    expect(
+      inTrace(keyed)(spans)
+        .map((span) => span.name)
+        .filter((name) => /^prisma:client:(operation|transaction)$/.test(name)),
+    ).toEqual([]);
   });
 
   it('records nothing of a request its caller did not sample, and still names its trace', async () => {
