@@ -149,8 +149,9 @@ function asRefusal<T>(run: () => T): T {
 /**
  * `Idempotency-Key` on `POST /graphql`, for a document that runs exactly one mutation field: the
  * mutation runs whole in one transaction (its reads and writes, the loaders included:
- * `KeyedRequest.commit`), and the result is recorded in that transaction; a retry of the same request (document, operation name,
- * variables) gets the recorded result again, with `Idempotent-Replayed: true`, and runs nothing.
+ * `KeyedRequest.commit`), and the result is recorded in that transaction; a retry of the same
+ * request (document, operation name, variables) gets the recorded result again, with
+ * `Idempotent-Replayed: true`, and runs nothing.
  * A key on a batch or on a document with several mutation fields is 400; on a query, ignored.
  * Keys belong to the token's subject (without one, 400), and a replay is refused (403) to a token
  * that lacks a scope the document needs (the mutation's or a selected field's).
