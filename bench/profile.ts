@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { fail, parseCommand, UsageError } from '../src/cli.js';
 
 /**
  * Summarises V8 `.cpuprofile`s (from `npm run bench -- --profile`, a file per saturation run), taken
@@ -19,12 +19,18 @@ interface Profile {
   timeDeltas: number[];
 }
 
-const { values, positionals: files } = parseArgs({
+const command = { name: 'npx tsx bench/profile.ts' };
+const { values, positionals: files } = parseCommand({
+  ...command,
+  synopsis: '<file.cpuprofile>... [--rows <n>]',
+  help: `Summarises CPU profiles taken together: self time by package and by function, and the
+inclusive time of the heaviest functions.
+
+  --rows <n>   functions listed (default 25)`,
   options: { rows: { type: 'string', default: '25' } },
   allowPositionals: true,
 });
-if (files.length === 0)
-  throw new Error('usage: tsx bench/profile.ts <file.cpuprofile>... [--rows <n>]');
+if (files.length === 0) fail(command, new UsageError('name at least one .cpuprofile file'));
 const rows = Number(values.rows);
 /** The profiles as one: each file's node ids moved past the previous files'. */
 const profile: Profile = { nodes: [], samples: [], timeDeltas: [] };
