@@ -4,8 +4,7 @@ import { fail, parseCommand, UsageError } from '../src/cli.js';
 /**
  * Summarises V8 `.cpuprofile`s (from `npm run bench -- --profile`, a file per saturation run), taken
  * together: self time by package and by function, and total (inclusive) time of the heaviest
- * functions.
- * Usage: tsx bench/profile.ts <file.cpuprofile>... [--rows <n>]
+ * functions. `--help` gives its usage.
  */
 interface ProfileNode {
   id: number;
