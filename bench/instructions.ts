@@ -1,7 +1,7 @@
 /**
  * Counts the instructions a server runs per request, by function, under valgrind's callgrind: a
  * deterministic measure where timings on a shared host vary by more than the differences sought
- * (bench/rounds.md, the twenty-third round). Needs valgrind (Debian's package).
+ * (bench/rounds.md in git history, the twenty-third round). Needs valgrind (Debian's package).
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

@@ -19,7 +19,7 @@ if (v8Major >= 13) setFlagsFromString('--no-incremental-marking');
  * times a request, and how V8 compiles its tick object (a literal with computed keys) depends on
  * what the process did before it became hot: compiled during the first requests, each call may
  * define the object in V8's runtime, 2,500 instructions instead of about 400, 5 to 7% of a REST
- * read (bench/rounds.md, the twenty-second and twenty-third rounds). Compiled here first, with the
+ * read (bench/rounds.md in git history, the twenty-second and twenty-third rounds). Compiled here first, with the
  * three ways Node calls it (no argument, one, two), it stays on the fast path.
  */
 const noop = () => {};

@@ -27,7 +27,7 @@ export interface GraphQLFloorOptions {
  * (graphql-jit), so that floor and product execute alike; no cache, no auth (every caller is
  * anonymous), no Hono, and no limits: Yoga's own default body limit (25 MB) is off too, as in the
  * product. That limit streams every body through a counter: with it on, this floor costs about
- * 2.5× the CPU per `pet(id)` (bench/rounds.md, _The floor's settings matter_).
+ * 2.5× the CPU per `pet(id)` (bench/rounds.md in git history, _The floor's settings matter_).
  */
 export function createGraphQLFloor({ database, shared, listItems }: GraphQLFloorOptions) {
   const domain = {

@@ -34,7 +34,7 @@ export const CONTRACT_PREFIX = '/contract';
  */
 function contractHeaders(version: number): Record<string, string> {
   // Written out whole: after a spread, V8 defined the properties that follow in its runtime at every
-  // call (about 30,000 instructions, a tenth of this route's request; bench/rounds.md, the
+  // call (about 30,000 instructions, a tenth of this route's request; bench/rounds.md in git history, the
   // twenty-second round).
   return {
     'content-type': JSON_TYPE['content-type'],

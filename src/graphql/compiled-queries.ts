@@ -6,7 +6,7 @@ import { operationOf } from './operation.js';
 /**
  * Queries run as JavaScript compiled for their document (graphql-jit), once per document and
  * operation: the executor's per-field interpretation was the largest cost of a list after the
- * database (bench/rounds.md). Everything else keeps the standard executor, whose behaviour the
+ * database (bench/rounds.md in git history). Everything else keeps the standard executor, whose behaviour the
  * error tests pin down:
  * - mutations and subscriptions (a mutation stops at the time limit through the executor's signal;
  *   a compiled query does not watch the signal and reads to its end, which the cost limit bounds,

@@ -136,7 +136,7 @@ const operationCannotRun = new Set<ErrorCode>(['GRAPHQL_VALIDATION_FAILED', 'VAL
  *
  * The request id is passed, not found through `AsyncLocalStorage`: on Node 20 that enables
  * promise hooks for every promise of the process, which cost 10 to 20% of throughput
- * (bench/rounds.md).
+ * (bench/rounds.md in git history).
  */
 export function createErrorHandling(logger: Logger, bounds: ErrorBounds) {
   const logged = new WeakSet<GraphQLError>();

@@ -122,7 +122,7 @@ const merge: Record<Phase, (hooks: Hook[]) => unknown> = {
 
   // Parse and validation are synchronous in envelop: their hooks return an after-hook, never a promise.
   // Their payloads are written out, like the other phases': copies made by spreading envelop's
-  // held more under a flood of unparsable documents on Node 24 (bench/rounds.md, fifteenth round).
+  // held more under a flood of unparsable documents on Node 24 (bench/rounds.md in git history, fifteenth round).
   onParse: (hooks) => (outer: Payload) => {
     const payload = {
       context: outer.context,

@@ -97,7 +97,7 @@ const serverContexts = slot<Request, ServerContext>('server context');
  * become the prototype of that server context (Yoga's adapter makes it with `Object.create`): a
  * new prototype at every request gives the context, and every object built on it, hidden classes
  * of their own, so that every property read on them in Yoga, envelop and the plugins misses its
- * inline cache (a fifth of a `pet(id)`'s CPU; bench/rounds.md, ninth round). Without one, the
+ * inline cache (a fifth of a `pet(id)`'s CPU; bench/rounds.md in git history, ninth round). Without one, the
  * server context is Yoga's plain `{ waitUntil }`, and the values go on it in the same order at
  * every request.
  */

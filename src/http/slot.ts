@@ -3,7 +3,7 @@
  * operation's context) for as long as that object lives: a property under a key of its own, which
  * no other code sees. Not a WeakMap: for an object made per request that is an entry (an
  * ephemeron) per request, which every scavenge has to visit; one such entry cost a REST read a
- * tenth of its CPU (bench/rounds.md, fifteenth round).
+ * tenth of its CPU (bench/rounds.md in git history, fifteenth round).
  */
 export interface Slot<Owner extends object, Value> {
   get(owner: Owner): Value | undefined;

@@ -25,7 +25,7 @@ class Deadlines {
    * finished request's whole context until a full collection found it (REST by id 105 -> 150 µs
    * of CPU, the collector's share 13 -> 34 µs). Only `resolve` waits here, never a closure that
    * holds the request's context: one that made the timeout's answer, kept in this map or on the
-   * deadline, took a REST read from 57 to 85 µs of CPU (bench/rounds.md, nineteenth round).
+   * deadline, took a REST read from 57 to 85 µs of CPU (bench/rounds.md in git history, nineteenth round).
    */
   run(deadline: Deadline, work: () => Promise<unknown>): Promise<typeof EXPIRED | undefined> {
     const settled = new Promise<typeof EXPIRED | undefined>((resolve, reject) => {

@@ -12,11 +12,9 @@ const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
  * or in a code block, is a script of package.json.
  */
 
-/** README.md, docs/**, src/<folder>/README.md, bench/README.md and bench/rounds.md. */
+/** README.md, docs/**, src/<folder>/README.md and bench/README.md. */
 function documents(): string[] {
-  const found = ['README.md', 'bench/README.md', 'bench/rounds.md'].map((path) =>
-    join(projectRoot, path),
-  );
+  const found = ['README.md', 'bench/README.md'].map((path) => join(projectRoot, path));
   const walk = (dir: string, keep: (name: string) => boolean) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       if (entry.name === 'node_modules' || entry.name === 'generated') continue;
