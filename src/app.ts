@@ -12,6 +12,7 @@ import { RedisCacheStore } from './cache/redis-store.js';
 import type { CacheStore } from './cache/store.js';
 import { type Outbox, openOutbox } from './changes/outbox.js';
 import type { Config } from './config.js';
+import { cacheFenceRow } from './db/cache-fence.js';
 import { type Database, openDatabase } from './db/client.js';
 import { migrate } from './db/migrate.js';
 import { seedSampleData } from './db/seed.js';
@@ -114,6 +115,7 @@ function sharedState(
   config: Config,
   logger: Logger,
   metrics: Metrics,
+  database: Database,
   changes: ChangeFeed,
 ): SharedState {
   const redis = config.redisUrl
@@ -131,6 +133,7 @@ function sharedState(
       : redis
         ? new RedisCacheStore(
             redis,
+            cacheFenceRow(database),
             { ttlMs, maxEntryBytes, evictChunk: config.responseCacheEvictChunk },
             metrics,
           )
@@ -289,7 +292,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const subscriptions = new Subscriptions(config.limits.subscriptionsPerClient);
   const metrics = createMetrics(database, subscriptions);
   const outbox = await openOutbox(database, { ...config.events, logger });
-  const state = sharedState(config, logger, metrics, outbox.feed);
+  const state = sharedState(config, logger, metrics, database, outbox.feed);
   const clientNames = new ClientNames(config.clientNames);
   const usage = new UsageRecorder({ database, logger, metrics, ...config.usage });
   // Public reads by id, coalesced across the requests in flight on both edges.

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { RedisCacheStore } from '../../src/cache/redis-store.js';
 import type { CachedResponse } from '../../src/cache/store.js';
 import { entityTag } from '../../src/cache/tags.js';
+import { cacheFenceRow } from '../../src/db/cache-fence.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { connectRedis } from '../../src/redis.js';
 import { createTestApp, databaseAvailable, type TestApp, useTestApp } from '../helpers/app.js';
@@ -12,6 +13,7 @@ import { makeCategory, makePet } from '../helpers/factories.js';
 import { graphqlRequest } from '../helpers/graphql.js';
 import { sampleValue, scrape } from '../helpers/metrics.js';
 import { freePort, redisServerInstalled, startRedis, stopRedis } from '../helpers/private-redis.js';
+import { type Replicas, startReplicas } from '../helpers/replicas.js';
 import { rest } from '../helpers/rest.js';
 
 const redisUrl = inject('redisUrl');
@@ -66,6 +68,7 @@ describe.runIf(databaseAvailable && redisUrl !== null)('the response cache in Re
         await new Promise((resolve) => connection.commands.once('ready', resolve));
       const store = new RedisCacheStore(
         connection,
+        cacheFenceRow(app().database),
         { ttlMs: 60_000, maxEntryBytes: 1024, evictChunk: 500 },
         createMetrics(app().database),
       );
@@ -172,6 +175,91 @@ describe.runIf(databaseAvailable && redisServerInstalled)(
       expect(await namesOf(app, category.id)).toEqual([renamed, renamed]);
       const [after = 0] = await hits(app);
       expect(after).toBe(before + 1);
+    });
+  },
+);
+
+describe.runIf(databaseAvailable && redisServerInstalled)(
+  'two replicas while Redis pauses writes (CLIENT PAUSE WRITE, as its FAILOVER does)',
+  () => {
+    let redis: ChildProcess;
+    let port: number;
+    let admin: Redis;
+    let replicas: Replicas;
+    beforeAll(async () => {
+      port = await freePort();
+      redis = await startRedis(port);
+      admin = new Redis(port, '127.0.0.1');
+      replicas = await startReplicas({
+        REDIS_URL: `redis://127.0.0.1:${port}`,
+        RATE_LIMIT_PER_MINUTE: '0',
+        RATE_LIMIT_COST_PER_MINUTE: '0',
+      });
+      await redisReady(replicas.a);
+      await redisReady(replicas.b);
+    });
+    afterAll(async () => {
+      await admin?.call('CLIENT', 'UNPAUSE').catch(() => {});
+      await replicas?.close();
+      admin?.disconnect();
+      if (redis) await stopRedis(redis);
+    });
+
+    it('never answers from B, once a write on A has answered, what the write changed', async () => {
+      const category = await makeCategory(replicas.a, { name: `Before ${Date.now()}` });
+      // 100 entries under the category's tag, plus a REST one: as many GraphQL documents.
+      const documents = Array.from(
+        { length: 100 },
+        (_, i) => `{ category(id: "${category.id}") { name } } # ${i}`,
+      );
+      const readOnB = () =>
+        Promise.all([
+          namesOf(replicas.b, category.id),
+          ...documents.map(async (query) => {
+            const response = await replicas.b.fetch(graphqlRequest({ query }));
+            const { data } = (await response.json()) as { data: { category: { name: string } } };
+            return [data.category.name];
+          }),
+        ]).then((names) => names.flat());
+      const answers = documents.length + 2;
+      // Cached through B: read until a whole pass is answered from the cache (under load a Redis
+      // command can pass its timeout, and a lookup or store that fails keeps nothing).
+      for (let pass = 0; ; pass++) {
+        const [restHits = 0, graphqlHits = 0] = await hits(replicas.b);
+        expect(new Set(await readOnB())).toEqual(new Set([category.name]));
+        const [restAfter = 0, graphqlAfter = 0] = await hits(replicas.b);
+        if (restAfter + graphqlAfter - restHits - graphqlHits === answers) break;
+        if (pass === 20) throw new Error('the answers were never all cached');
+      }
+
+      // Reads go on in Redis, writes (A's eviction, its fence) wait until the pause ends.
+      await admin.call('CLIENT', 'PAUSE', '20000', 'WRITE');
+      const renamed = `After ${Date.now()}`;
+      const written = await rest(replicas.a, 'PUT', `/categories/${category.id}`, {
+        json: { name: renamed },
+      });
+      expect(written.status).toBe(200);
+      for (let pass = 0; pass < 3; pass++)
+        expect(new Set(await readOnB())).toEqual(new Set([renamed]));
+      // Redis was pausing writes all along: another client's write still waits.
+      const probe = new Redis(port, '127.0.0.1', { commandTimeout: 300 });
+      try {
+        await expect(probe.set('probe', '1')).rejects.toThrow(/timed out/);
+      } finally {
+        probe.disconnect();
+      }
+
+      await admin.call('CLIENT', 'UNPAUSE');
+      expect(new Set(await readOnB())).toEqual(new Set([renamed]));
+      // Once Redis takes writes again, B caches and serves again.
+      for (let pass = 0; ; pass++) {
+        const [restHits = 0] = await hits(replicas.b);
+        expect((await namesOf(replicas.b, category.id))[0]).toBe(renamed);
+        const [restAfter = 0] = await hits(replicas.b);
+        if (restAfter > restHits) break;
+        if (pass === 50) throw new Error('B never served from the cache again');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
     });
   },
 );

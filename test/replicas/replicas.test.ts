@@ -1,43 +1,18 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Change } from '../../src/domain/changes.js';
-import { createTestApp, database, databaseAvailable, type TestApp } from '../helpers/app.js';
+import { database, databaseAvailable, type TestApp } from '../helpers/app.js';
 import { anonymous, withAuthorization } from '../helpers/client.js';
 import { makeCategory, makePet, stockOf } from '../helpers/factories.js';
 import { graphqlRequest } from '../helpers/graphql.js';
 import { sampleValue, scrape } from '../helpers/metrics.js';
 import { freePort, redisServerInstalled, startRedis, stopRedis } from '../helpers/private-redis.js';
+import { type Replicas, startReplicas } from '../helpers/replicas.js';
 import { rest } from '../helpers/rest.js';
 
 const redisUrl = inject('redisUrl');
 /** Two replicas need one database they can both reach: PostgreSQL, as in production. */
 const runs = database === 'postgresql' && databaseAvailable && redisUrl !== null;
-
-interface Replicas {
-  a: TestApp;
-  b: TestApp;
-  close(): Promise<void>;
-}
-
-/** Two apps on one PostgreSQL schema and one Redis, as two replicas behind a load balancer. */
-async function startReplicas(env: Record<string, string>): Promise<Replicas> {
-  const a = await createTestApp(env);
-  const b = await createTestApp({
-    ...env,
-    DATABASE_URL: a.config.database.url,
-    // Tokens minted by `a` must be valid on `b`.
-    AUTH_JWT_SECRET: a.secret,
-  });
-  return {
-    a,
-    // Requests to `b` carry `a`'s all-scopes token unless told otherwise.
-    b: { ...b, authorization: a.authorization, token: a.token },
-    close: async () => {
-      await b.close();
-      await a.close();
-    },
-  };
-}
 
 /** The changes a replica's feed hears, collected. */
 function listen(app: TestApp): Change[] {

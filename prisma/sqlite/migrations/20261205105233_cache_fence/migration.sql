@@ -1,0 +1,5 @@
+-- CreateTable
+CREATE TABLE "CacheFence" (
+    "id" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
+    "epoch" BIGINT NOT NULL
+);
