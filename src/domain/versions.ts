@@ -7,9 +7,9 @@ export type Versions = '*' | readonly string[];
 /**
  * What a conditional write requires of the version of what it changes: one of `Versions` (REST's
  * `If-Match` may list several, GraphQL's `ifVersion` is one), or, with `noneMatch`, none of those
- * (REST's `If-None-Match` on a PUT: `*` writes only where the resource does not exist), after
- * `match` if given. A version is a counter that every write of the row bumps, shown to callers as
- * its decimal string: GraphQL's `version`, and REST's `ETag` in quotes.
+ * (REST's `If-None-Match` on a PUT, PATCH or DELETE: `*` writes only where the resource does not
+ * exist), after `match` if given. A version is a counter that every write of the row bumps, shown
+ * to callers as its decimal string: GraphQL's `version`, and REST's `ETag` in quotes.
  */
 export type IfVersion = Versions | { readonly match?: Versions; readonly noneMatch: Versions };
 

@@ -37,9 +37,25 @@ function leftOut(left: readonly GraphQLError[]): GraphQLError {
   const { code, status } = (left[0] as GraphQLError).extensions;
   const atLeast = left[count - 1] instanceof ValidationStopped ? 'At least ' : '';
   return new GraphQLError(
-    `${atLeast}${count} more ${count === 1 ? 'error was' : 'errors were'} left out; fix these and send the request again to see the rest`,
+    `${atLeast}${count} more ${count === 1 ? 'error was' : 'errors were'} left out${leftOutEnd}`,
     { extensions: { code, status } },
   );
+}
+
+const leftOutEnd = '; fix these and send the request again to see the rest';
+
+/** Only `leftOut` writes this message: every other error's begins with words of its own. */
+const leftOutMessage = new RegExp(
+  `^(?:At least )?\\d+ more errors? (?:was|were) left out${leftOutEnd}$`,
+);
+
+/**
+ * Whether a refusal's errors are bounded already (a recorded answer, replayed): at most `room`
+ * of them, then the one that stands for those left out. Bounding them again changes nothing.
+ */
+function boundedAlready(errors: readonly GraphQLError[], room: number): boolean {
+  const last = errors[errors.length - 1] as GraphQLError;
+  return errors.length - 1 <= room && !last.path && leftOutMessage.test(last.message);
 }
 
 /**
@@ -77,7 +93,11 @@ export function boundedErrors(bounds: ErrorBounds): Plugin {
   };
 }
 
-/** The results of one request (a batch's, or one), their errors bounded as `boundedErrors` says. */
+/**
+ * The results of one request (a batch's, or one), their errors bounded as `boundedErrors` says;
+ * results bounded already are kept as they are, so that a recorded answer (bounded by this
+ * function before it was recorded: src/graphql/idempotency.ts) is replayed as it was answered.
+ */
 export function boundResults(
   results: readonly ExecutionResult[],
   bounds: ErrorBounds,
@@ -86,6 +106,10 @@ export function boundResults(
   return results.map((one) => {
     if (!one.errors?.length) return one;
     const refused = one.data == null;
+    if (refused && boundedAlready(one.errors, Math.max(room, 0))) {
+      room -= one.errors.length - 1;
+      return one;
+    }
     const kept = refused ? one.errors.slice(0, Math.max(room, 0)) : one.errors;
     if (refused) room -= kept.length;
     const errors = kept.map((error) => bounded(error, bounds));

@@ -8,7 +8,7 @@ import {
 } from 'graphql';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import { createSharedReads } from '../db/shared-reads.js';
-import { type ErrorCode, errorStatus } from '../domain/errors.js';
+import { type ErrorBounds, type ErrorCode, errorStatus } from '../domain/errors.js';
 import { jsonText } from '../idempotency/json-text.js';
 import {
   fingerprint,
@@ -22,6 +22,7 @@ import {
   type RecordedResponse,
   ResponseTooLarge,
 } from '../idempotency/keys.js';
+import { boundResults } from './bounded-errors.js';
 import type { GraphQLContext } from './context.js';
 import { errorCodeOf } from './errors.js';
 import { createLoaders } from './loaders.js';
@@ -57,6 +58,12 @@ function topFields(
 /** The errors of a result as the edge sends them (masked), for the record. */
 type Masker = (error: unknown) => Error;
 
+/** How the edge answers a result: its errors masked, then bounded. */
+interface Answering {
+  mask: Masker;
+  bounds: ErrorBounds;
+}
+
 /**
  * The status a result counts as for its record: the largest of its errors' (200 without), so that
  * a mutation refused for authorisation or failed with a 5xx is not kept.
@@ -69,16 +76,19 @@ function statusOf(result: ExecutionResult): number {
 }
 
 /**
- * A result as it is recorded: its data and masked errors (the `extensions` the pipeline adds after
- * execution, such as the cost, are added again to a replay).
+ * A result as it is recorded: its data and errors as they are answered, masked and bounded by the
+ * function that bounds the answer (`boundResults`), so that the record is no larger than what was
+ * sent (the `extensions` the pipeline adds after execution, such as the cost, are added again to a
+ * replay).
  */
-function recordOf(result: ExecutionResult, mask: Masker): RecordedResponse {
-  const errors = result.errors?.map((error) => mask(error) as GraphQLError);
-  return {
-    status: statusOf(result),
-    headers: {},
-    body: JSON.stringify(errors ? { errors, data: result.data ?? null } : { data: result.data }),
-  };
+function recordOf(result: ExecutionResult, { mask, bounds }: Answering): RecordedResponse {
+  const status = statusOf(result);
+  if (!result.errors) return { status, headers: {}, body: JSON.stringify({ data: result.data }) };
+  const masked = result.errors.map((error) => mask(error) as GraphQLError);
+  // No `data` at all where execution did not start (variables that do not fit), as answered.
+  const data = 'data' in result ? { data: result.data ?? null } : {};
+  const [answered] = boundResults([{ errors: masked, ...data }], bounds);
+  return { status, headers: {}, body: JSON.stringify({ errors: answered?.errors, ...data }) };
 }
 
 /** The offset in `text` of a line and column (both from 1), as GraphQL's locations count them. */
@@ -98,7 +108,7 @@ function offsetOf(text: string, { line, column }: { line: number; column: number
  */
 function resultOf(recorded: RecordedResponse, document: string): ExecutionResult {
   const body = JSON.parse(recorded.body) as {
-    data: Record<string, unknown> | null;
+    data?: Record<string, unknown> | null;
     errors?: {
       message: string;
       path?: (string | number)[];
@@ -118,7 +128,8 @@ function resultOf(recorded: RecordedResponse, document: string): ExecutionResult
       }),
   );
   // In the order graphql-js writes a result.
-  return errors ? { errors, data: body.data } : { data: body.data };
+  if (!errors) return { data: body.data };
+  return 'data' in body ? { errors, data: body.data } : { errors };
 }
 
 /** The mutation field itself failed: nothing of it was written, nothing of it must be kept. */
@@ -156,7 +167,7 @@ function asRefusal<T>(run: () => T): T {
  * Keys belong to the token's subject (without one, 400), and a replay is refused (403) to a token
  * that lacks a scope the document needs (the mutation's or a selected field's).
  */
-export function idempotentMutations(keys: Idempotency, mask: Masker): Plugin<Context> {
+export function idempotentMutations(keys: Idempotency, answering: Answering): Plugin<Context> {
   const replayed = new WeakSet<Request>();
   const keyOf = (request: Request | undefined) =>
     request?.method === 'POST' ? (request.headers.get(IDEMPOTENCY_KEY) ?? undefined) : undefined;
@@ -256,13 +267,13 @@ export function idempotentMutations(keys: Idempotency, mask: Masker): Plugin<Con
           });
           const result = (await executeFn(execution)) as ExecutionResult;
           if (fieldFailed(result)) throw new FailedMutation(result);
-          return { value: result, response: recordOf(result, mask) };
+          return { value: result, response: recordOf(result, answering) };
         });
       } catch (error) {
         if (error instanceof ResponseTooLarge) {
           // Rolled back: the refusal is what the key records (a retry gets it again).
           const refused = { errors: [refuse(error.code, error.message)] };
-          await request.fail(recordOf(refused, mask));
+          await request.fail(recordOf(refused, answering));
           return refused;
         }
         if (!(error instanceof FailedMutation)) {
@@ -270,7 +281,7 @@ export function idempotentMutations(keys: Idempotency, mask: Masker): Plugin<Con
           throw error;
         }
         const recorded = isRecorded(statusOf(error.result));
-        await request.fail(recorded ? recordOf(error.result, mask) : undefined);
+        await request.fail(recorded ? recordOf(error.result, answering) : undefined);
         return error.result;
       }
     });

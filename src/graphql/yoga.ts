@@ -343,7 +343,7 @@ function createYogaServer(
     eventCursors(),
     serverSentEvents(),
     // Last: it wraps the execution the others prepared (the mutation's loaders, its signal).
-    idempotentMutations(idempotency, maskError),
+    idempotentMutations(idempotency, { mask: maskError, bounds: limits }),
   ];
   const yoga = createYoga<ServerContext, GraphQLContext>({
     schema,

@@ -10,7 +10,7 @@ const member = /\s*(?:(W\/)?"([\x21\x23-\x7e\x80-\xff]*)")?\s*(?:,|$)/y;
  * entity tags, compared strongly, so a weak tag (`W/"3"`) never matches. Undefined without the
  * header; a value that is not entity tags is 400.
  */
-export function parseIfMatch(header: string | undefined): Versions | undefined {
+function parseIfMatch(header: string | undefined): Versions | undefined {
   return parseTags(header, 'If-Match', false);
 }
 
@@ -41,15 +41,12 @@ function parseTags(header: string | undefined, name: string, weak: boolean): Ver
   return versions;
 }
 
-/** The request's `If-Match`, as the domain's condition on the version it writes. */
-export const ifMatch = (c: Context): IfVersion | undefined =>
-  parseIfMatch(c.req.header('if-match'));
-
 /**
- * A PUT's conditions: `If-Match`, then `If-None-Match` (RFC 9110 §13.2.2): `*` there refuses to
- * write over a resource that exists, a list of tags over those versions (412 either way).
+ * The conditions of a write to one resource (PUT, PATCH, DELETE): `If-Match`, then
+ * `If-None-Match` (RFC 9110 §13.2.2): `*` there refuses to write over a resource that exists (no
+ * write here creates one), a list of tags over those versions (412 either way).
  */
-export function putConditions(c: Context): IfVersion | undefined {
+export function writeConditions(c: Context): IfVersion | undefined {
   const match = parseIfMatch(c.req.header('if-match'));
   const noneMatch = parseTags(c.req.header('if-none-match'), 'If-None-Match', true);
   if (noneMatch === undefined) return match;

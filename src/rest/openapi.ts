@@ -2,7 +2,7 @@ import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Config } from '../config.js';
 import { type ErrorCode, errorStatus } from '../domain/errors.js';
 import { deprecationHeaders, instant } from './deprecation.js';
-import { type HeaderDoc, REST_BASE_PATH, type Route } from './route.js';
+import { conditionalMethods, type HeaderDoc, REST_BASE_PATH, type Route } from './route.js';
 import { ErrorBody, ignoredProperties } from './schemas.js';
 
 const errorRef = { $ref: '#/components/schemas/Error' };
@@ -40,7 +40,8 @@ const codeMeanings = (config: Config): Partial<Record<ErrorCode, string>> => ({
   TIMEOUT: `the request ran past its time limit of ${config.limits.requestTimeoutMs} ms`,
   UNAVAILABLE: 'the database cannot be reached; try again later',
   PRECONDITION_FAILED:
-    'the resource has changed since the version named in `If-Match`; `ETag` names its current one',
+    'the resource has changed since the version named in `If-Match`, or is at one `If-None-Match` ' +
+    'names (`*`: any); `ETag` names its current one',
   IDEMPOTENCY_KEY_REUSED: 'the `Idempotency-Key` was used for a different request',
   IDEMPOTENCY_KEY_IN_FLIGHT:
     'the first request with this `Idempotency-Key` is still running; retry after `Retry-After` seconds',
@@ -140,17 +141,17 @@ const ifMatch = z.object({
     }),
 });
 
-/** `If-None-Match` on a PUT (RFC 9110 §13.1.2). */
-const ifNoneMatchOnPut = z.object({
+/** `If-None-Match` on PUT, PATCH and DELETE (RFC 9110 §13.1.2). */
+const ifNoneMatchOnWrite = z.object({
   'if-none-match': z
     .string()
     .optional()
     .openapi({
       description:
-        '`*`: replace only where the resource does not exist; as a PUT here never creates, a ' +
+        '`*`: change only where the resource does not exist; as no write here creates one, a ' +
         'resource that exists is 412 `PRECONDITION_FAILED` (with its current `ETag`) and nothing ' +
         'changes. A list of `ETag`s: 412 while the resource is at one of those versions.',
-      // No example: every value a PUT could be sent with by Swagger UI's "Execute" is a refusal.
+      // No example: every value a write could be sent with by Swagger UI's "Execute" is a refusal.
     }),
 });
 
@@ -220,9 +221,8 @@ const statusHeaders: Record<number, Record<string, HeaderDoc>> = {
 /** The bearer scheme: `security` on an operation names it, with the scope in `x-required-scope`. */
 export const BEARER = 'bearerAuth';
 
-/** Whether an operation takes `If-Match`: the writes to one resource. */
-const takesIfMatch = (spec: Route['spec']) =>
-  spec.method === 'put' || spec.method === 'patch' || spec.method === 'delete';
+/** Whether an operation takes `If-Match` and `If-None-Match`: the writes to one resource. */
+const takesConditions = (spec: Route['spec']) => conditionalMethods.includes(spec.method);
 
 /** Whether an operation takes `Idempotency-Key`: the writes that are not idempotent already. */
 const takesIdempotencyKey = (spec: Route['spec']) =>
@@ -234,7 +234,7 @@ function requestErrors(spec: Route['spec']): ErrorCode[] {
   if (spec.params || spec.query || spec.body) codes.push('VALIDATION_FAILED');
   if (spec.body) codes.push('MALFORMED_REQUEST', 'PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
   if (spec.deprecation) codes.push('ENDPOINT_SUNSET');
-  if (takesIfMatch(spec)) codes.push('PRECONDITION_FAILED');
+  if (takesConditions(spec)) codes.push('PRECONDITION_FAILED');
   if (takesIdempotencyKey(spec)) codes.push('IDEMPOTENCY_KEY_IN_FLIGHT', 'IDEMPOTENCY_KEY_REUSED');
   return codes;
 }
@@ -377,11 +377,10 @@ function operation(spec: Route['spec'], config: Config) {
     ...(spec.scope ? { 'x-required-scope': spec.scope } : {}),
     request: {
       ...(read ? { headers: ifNoneMatch } : {}),
-      ...(takesIfMatch(spec) || takesIdempotencyKey(spec)
+      ...(takesConditions(spec) || takesIdempotencyKey(spec)
         ? {
             headers: z.object({
-              ...(takesIfMatch(spec) ? ifMatch.shape : {}),
-              ...(spec.method === 'put' ? ifNoneMatchOnPut.shape : {}),
+              ...(takesConditions(spec) ? { ...ifMatch.shape, ...ifNoneMatchOnWrite.shape } : {}),
               ...(takesIdempotencyKey(spec) ? idempotencyKey.shape : {}),
             }),
           }

@@ -6,8 +6,10 @@ import type { SharedReads } from '../db/shared-reads.js';
 import type { Scope } from '../domain/authorization.js';
 import type { DomainContext } from '../domain/context.js';
 import { type ErrorCode, validationFailed } from '../domain/errors.js';
+import type { IfVersion } from '../domain/versions.js';
 import type { AppEnv } from '../http/env.js';
 import { readJsonObject } from './body.js';
+import { writeConditions } from './conditional.js';
 import { ignoredProperties } from './schemas.js';
 import { check } from './validation.js';
 
@@ -15,6 +17,12 @@ import { check } from './validation.js';
 export const REST_BASE_PATH = '/api';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/**
+ * The writes to one resource, which take `If-Match` and `If-None-Match`: every route with one of
+ * these methods names its resource in the path.
+ */
+export const conditionalMethods: readonly Method[] = ['put', 'patch', 'delete'];
 
 export type HeaderDoc = {
   description: string;
@@ -90,6 +98,11 @@ export interface RouteInput<P, Q, B> {
   params: Output<P>;
   query: Output<Q>;
   body: Output<B>;
+  /**
+   * What the request's `If-Match` and `If-None-Match` require of the resource's version, for the
+   * domain's write to check atomically with it; undefined without them and on the other methods.
+   */
+  ifVersion: IfVersion | undefined;
 }
 
 type AnySpec = RouteSpec<z.ZodObject | undefined, z.ZodObject | undefined, z.ZodType | undefined>;
@@ -119,6 +132,7 @@ export function defineRoute<
     deps: HandlerDeps,
   ) => Promise<Response> | Response,
 ): Route {
+  const conditional = conditionalMethods.includes(spec.method);
   /** Checks the request's parts (the body already read) and runs the handler. */
   const answer = (
     c: Context<AppEnv>,
@@ -133,6 +147,7 @@ export function defineRoute<
         ? check(spec.query, queryValues(c, spec.query), 'query', bounds)
         : undefined,
       body: spec.body ? check(spec.body, body, 'body', bounds) : undefined,
+      ifVersion: conditional ? writeConditions(c) : undefined,
     } as RouteInput<P, Q, B>;
     return handle(c, input, deps);
   };

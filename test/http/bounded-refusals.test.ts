@@ -87,17 +87,19 @@ describeDb('every refusal is bounded, whatever the request', () => {
       }
     });
 
-    it('records a bounded refusal for a keyed request (the idempotency table grows by little)', async () => {
+    it('records the bounded refusal a keyed request was answered (the idempotency table grows by little)', async () => {
       const unknown = names(1990, 40);
       const body = JSON.stringify(Object.fromEntries(unknown.map((name) => [name, 1])));
-      const answer = await rest('POST', '/api/pets', body, { 'idempotency-key': randomUUID() });
+      const key = randomUUID();
+      const answer = await rest('POST', '/api/pets', body, { 'idempotency-key': key });
       expect(answer.status).toBe(400);
-      const [row] = await app().database.prisma.idempotencyKey.findMany({
-        where: { status: 400 },
-        orderBy: { expiresAt: 'desc' },
-        take: 1,
+      const row = await app().database.prisma.idempotencyKey.findFirstOrThrow({
+        where: { status: 400, body: { contains: 'p000000x' } },
       });
-      expect(Buffer.byteLength(row?.body ?? '')).toBeLessThanOrEqual(MAX_REFUSAL_BYTES);
+      expect(row.body).toBe(JSON.stringify(answer.body));
+      expect(Buffer.byteLength(row.body ?? '')).toBeLessThanOrEqual(MAX_REFUSAL_BYTES);
+      const replay = await rest('POST', '/api/pets', body, { 'idempotency-key': key });
+      expect(replay).toEqual(answer);
     });
   });
 
@@ -135,6 +137,43 @@ describeDb('every refusal is bounded, whatever the request', () => {
           MAX_REFUSAL_BYTES,
         );
       }
+    });
+
+    it('records the refusal a keyed mutation was answered, no more (60 unknown fields of 110 characters)', async () => {
+      const key = randomUUID();
+      const unknown = Object.fromEntries(names(60, 110).map((name) => [name, 'x']));
+      const send = async () => {
+        const response = await app().fetch(
+          graphqlRequest(
+            {
+              query: 'mutation M($input: NewPet!) { createPet(input: $input) { id } }',
+              variables: { input: { name: 'Rex', categoryId: '1', ...unknown } },
+            },
+            { authorization: app().authorization, 'idempotency-key': key },
+          ),
+        );
+        return { status: response.status, text: await response.text() };
+      };
+      const answer = await send();
+      expect(answer.status).toBe(400);
+      const errors = JSON.parse(answer.text).errors as { message: string }[];
+      expect(errors).toHaveLength(6);
+      expect(errors.at(-1)?.message).toMatch(/^\d+ more errors were left out/);
+      const row = await app().database.prisma.idempotencyKey.findFirstOrThrow({
+        where: { status: 400, body: { contains: 'NewPet' } },
+      });
+      // What the key keeps is what was answered: the same errors, each with the HTTP status it
+      // gives the answer (`extensions.http`, which is not sent), and no more.
+      const recorded = JSON.parse(row.body ?? '').errors as { extensions: { http?: unknown } }[];
+      expect(
+        recorded.map(({ extensions: { http, ...extensions }, ...error }) => ({
+          ...error,
+          extensions,
+        })),
+      ).toEqual(errors);
+      expect(Buffer.byteLength(row.body ?? '')).toBeLessThanOrEqual(MAX_REFUSAL_BYTES);
+      const replay = await send();
+      expect(replay).toEqual(answer);
     });
 
     // Validation stops at one error more than a refusal lists: past that, the count is a floor.

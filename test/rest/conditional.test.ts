@@ -159,6 +159,93 @@ describeDb('versions and If-Match on REST', () => {
     );
   });
 
+  it('refuses a PATCH or DELETE with If-None-Match: * over a pet, a category or an order that exists: 412, nothing changes', async () => {
+    const pet = await makePet(app(), { quantity: 4 });
+    const order = await makeOrder(app(), { petId: pet.id });
+    const category = await makeCategory(app());
+    const writes = [
+      { method: 'PATCH', path: `/store/orders/${order.id}`, json: { complete: true } },
+      { method: 'DELETE', path: `/store/orders/${order.id}` },
+      { method: 'DELETE', path: `/categories/${category.id}` },
+      { method: 'DELETE', path: `/pets/${(await makePet(app())).id}` },
+    ];
+    for (const { method, path, json } of writes) {
+      const before = await rest(app(), 'GET', path);
+      const refused = await rest(app(), method, path, {
+        json,
+        headers: { 'if-none-match': '*' },
+      });
+      expectError(refused, 412, 'PRECONDITION_FAILED', /exists, and If-None-Match/);
+      expect(refused.headers.get('etag'), path).toBe(before.headers.get('etag'));
+      const after = await rest(app(), 'GET', path);
+      expect(after.text, `${method} ${path}`).toBe(before.text);
+      // A list of tags: 412 while it names the current version (weakly compared).
+      const etag = before.headers.get('etag') as string;
+      const named = await rest(app(), method, path, {
+        json,
+        headers: { 'if-none-match': `"999", W/${etag}` },
+      });
+      expectError(named, 412, 'PRECONDITION_FAILED');
+      expect(named.headers.get('etag'), path).toBe(etag);
+    }
+    expect(await stockOf(app(), pet.id)).toEqual({ quantity: 4, status: 'available' });
+    // Another version named: the condition holds and the write goes through.
+    const written = await rest(app(), 'PATCH', `/store/orders/${order.id}`, {
+      json: { complete: true },
+      headers: { 'if-none-match': '"999"' },
+    });
+    expect(written.status).toBe(200);
+    const deleted = await rest(app(), 'DELETE', `/categories/${category.id}`, {
+      headers: { 'if-none-match': '"999"' },
+    });
+    expect(deleted.status).toBe(204);
+    // Nothing there: the condition holds, and the write answers as it would.
+    expectError(
+      await rest(app(), 'DELETE', '/pets/987654321', { headers: { 'if-none-match': '*' } }),
+      404,
+      'PET_NOT_FOUND',
+    );
+    expectError(
+      await rest(app(), 'DELETE', `/pets/${pet.id}`, { headers: { 'if-none-match': 'nope' } }),
+      400,
+      'VALIDATION_FAILED',
+      /If-None-Match must be/,
+    );
+    expectError(
+      await rest(app(), 'DELETE', `/pets/${pet.id}`, { headers: { 'if-none-match': '' } }),
+      400,
+      'VALIDATION_FAILED',
+      /If-None-Match must be/,
+    );
+  });
+
+  it('lets exactly one of 20 simultaneous PATCHes with If-None-Match naming the next version through', async () => {
+    const pet = await makePet(app(), { quantity: 2 });
+    const order = await makeOrder(app(), { petId: pet.id });
+    // Each PATCH bumps the version to "2": the first to write makes every other one's condition
+    // false, however they interleave.
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, (_, index) =>
+        rest(app(), 'PATCH', `/store/orders/${order.id}`, {
+          json: { shipDate: `2027-01-${String(index + 1).padStart(2, '0')}T00:00:00Z` },
+          headers: { 'if-none-match': '"2"' },
+        }),
+      ),
+    );
+    const statuses = responses.map((response) => response.status).sort();
+    expect(statuses).toEqual([200, ...Array(19).fill(412)]);
+    for (const response of responses) {
+      if (response.status === 412) {
+        expectError(response, 412, 'PRECONDITION_FAILED');
+        expect(response.headers.get('etag')).toBe('"2"');
+      }
+    }
+    const stored = await app().database.prisma.order.findUniqueOrThrow({
+      where: { id: order.id },
+    });
+    expect(stored.version).toBe(2);
+  });
+
   it('deletes, cancels and sets stock only over the version If-Match names', async () => {
     const pet = await makePet(app(), { quantity: 5 });
     const order = await makeOrder(app(), { petId: pet.id });

@@ -2,7 +2,6 @@ import { z } from '@hono/zod-openapi';
 import * as categories from '../../domain/categories.js';
 import { parseId } from '../../domain/ids.js';
 import { notFound } from '../../domain/not-found.js';
-import { ifMatch, putConditions } from '../conditional.js';
 import { presentCategory, sendCreated, sendJson, sendNoContent, sendResource } from '../respond.js';
 import { defineRoute } from '../route.js';
 import { Category, idParam, NewCategory } from '../schemas.js';
@@ -91,9 +90,9 @@ export const replaceCategory = defineRoute(
     success: one(Category, 'The category as replaced.'),
     errors: ['CATEGORY_NOT_FOUND', 'CATEGORY_NAME_TAKEN'],
   },
-  async (c, { params, body }, { domain }) => {
+  async (c, { params, body, ifVersion }, { domain }) => {
     const id = parseId(params.categoryId, 'categoryId');
-    const category = await categories.updateCategory(domain, id, body, putConditions(c));
+    const category = await categories.updateCategory(domain, id, body, ifVersion);
     return sendResource(c, presentCategory(category), category);
   },
 );
@@ -114,8 +113,8 @@ export const deleteCategory = defineRoute(
     success: noContent('Deleted.'),
     errors: ['CATEGORY_NOT_FOUND', 'CATEGORY_IN_USE'],
   },
-  async (c, { params }, { domain }) => {
-    await categories.deleteCategory(domain, parseId(params.categoryId, 'categoryId'), ifMatch(c));
+  async (c, { params, ifVersion }, { domain }) => {
+    await categories.deleteCategory(domain, parseId(params.categoryId, 'categoryId'), ifVersion);
     return sendNoContent(c);
   },
 );

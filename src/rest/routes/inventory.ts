@@ -3,7 +3,6 @@ import type { DomainContext } from '../../domain/context.js';
 import { parseId } from '../../domain/ids.js';
 import * as inventory from '../../domain/inventory.js';
 import { notFound } from '../../domain/not-found.js';
-import { putConditions } from '../conditional.js';
 import { pageOf } from '../query.js';
 import { presentInventoryItem, sendPage, sendResource } from '../respond.js';
 import { defineRoute } from '../route.js';
@@ -74,9 +73,9 @@ export const updateInventory = defineRoute(
     success: one(InventoryItem, 'The inventory item as set.'),
     errors: ['PET_NOT_FOUND'],
   },
-  async (c, { params, body }, { domain }) => {
+  async (c, { params, body, ifVersion }, { domain }) => {
     const petId = parseId(params.petId, 'petId');
-    await inventory.updateInventory(domain, petId, body.quantity, putConditions(c));
+    await inventory.updateInventory(domain, petId, body.quantity, ifVersion);
     const item = await requireItem(domain, petId);
     return sendResource(c, presentInventoryItem(item), item);
   },

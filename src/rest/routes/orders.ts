@@ -2,7 +2,6 @@ import { z } from '@hono/zod-openapi';
 import { parseId } from '../../domain/ids.js';
 import { notFound } from '../../domain/not-found.js';
 import * as orders from '../../domain/orders.js';
-import { ifMatch } from '../conditional.js';
 import { pageOf, queryBoolean } from '../query.js';
 import { presentOrder, sendCreated, sendNoContent, sendPage, sendResource } from '../respond.js';
 import { defineRoute } from '../route.js';
@@ -100,9 +99,9 @@ export const updateOrder = defineRoute(
     success: one(Order, 'The order as changed.'),
     errors: ['ORDER_NOT_FOUND', 'ORDER_ALREADY_COMPLETE'],
   },
-  async (c, { params, body }, { domain }) => {
+  async (c, { params, body, ifVersion }, { domain }) => {
     const id = parseId(params.orderId, 'orderId');
-    const order = await orders.updateOrder(domain, id, body, ifMatch(c));
+    const order = await orders.updateOrder(domain, id, body, ifVersion);
     return sendResource(c, presentOrder(order), order);
   },
 );
@@ -123,8 +122,8 @@ export const cancelOrder = defineRoute(
     success: noContent('Cancelled.'),
     errors: ['ORDER_NOT_FOUND', 'ORDER_ALREADY_COMPLETE'],
   },
-  async (c, { params }, { domain }) => {
-    await orders.cancelOrder(domain, parseId(params.orderId, 'orderId'), ifMatch(c));
+  async (c, { params, ifVersion }, { domain }) => {
+    await orders.cancelOrder(domain, parseId(params.orderId, 'orderId'), ifVersion);
     return sendNoContent(c);
   },
 );

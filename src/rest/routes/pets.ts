@@ -2,7 +2,6 @@ import { z } from '@hono/zod-openapi';
 import { parseId } from '../../domain/ids.js';
 import { notFound } from '../../domain/not-found.js';
 import * as pets from '../../domain/pets.js';
-import { ifMatch, putConditions } from '../conditional.js';
 import { pageOf } from '../query.js';
 import { presentPet, sendCreated, sendNoContent, sendPage, sendResource } from '../respond.js';
 import { type Deprecation, defineRoute } from '../route.js';
@@ -108,13 +107,8 @@ export const replacePet = defineRoute(
     success: one(Pet, 'The pet as replaced.'),
     errors: ['PET_NOT_FOUND', 'UNKNOWN_CATEGORY'],
   },
-  async (c, { params, body }, { domain }) => {
-    const pet = await pets.updatePet(
-      domain,
-      parseId(params.petId, 'petId'),
-      body,
-      putConditions(c),
-    );
+  async (c, { params, body, ifVersion }, { domain }) => {
+    const pet = await pets.updatePet(domain, parseId(params.petId, 'petId'), body, ifVersion);
     return sendResource(c, presentPet(pet), pet);
   },
 );
@@ -134,8 +128,8 @@ export const deletePet = defineRoute(
     success: noContent('Deleted, with its inventory item.'),
     errors: ['PET_NOT_FOUND', 'PET_HAS_ORDERS'],
   },
-  async (c, { params }, { domain }) => {
-    await pets.deletePet(domain, parseId(params.petId, 'petId'), ifMatch(c));
+  async (c, { params, ifVersion }, { domain }) => {
+    await pets.deletePet(domain, parseId(params.petId, 'petId'), ifVersion);
     return sendNoContent(c);
   },
 );
