@@ -37,7 +37,7 @@ import { setResponseHeaders } from './http/response-header.js';
 import { databaseLimitMs, timeLimit } from './http/time-limit.js';
 import { createIdempotency } from './idempotency/keys.js';
 import { createLogger, type Logger, terminalDestination } from './logger.js';
-import { accessLog } from './observability/access-log.js';
+import { accessLog, nameClient } from './observability/access-log.js';
 import { ClientNames } from './observability/client-name.js';
 import { healthRoutes } from './observability/health.js';
 import { httpMetrics } from './observability/http-metrics.js';
@@ -212,6 +212,7 @@ function routes(options: RoutesOptions): Hono<AppEnv> {
   const guard: Link<AppEnv>[] = [
     timeLimit(config.limits.requestTimeoutMs),
     authenticate(verify, { refuseAtOnce: !limited }),
+    nameClient(options.clientNames),
     ...(limited ? [rateLimits({ ...limits, clientAddress }), refuseInvalidToken()] : []),
   ];
   // The response cache and the validators, last before either edge: a public read the cache holds

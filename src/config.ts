@@ -83,6 +83,10 @@ export interface Config {
 export interface ClientNameLimits {
   /** Distinct client names kept (CLIENT_NAMES_MAX); later ones are `other` until a restart. */
   readonly maxNames: number;
+  /** Names kept from the start, whoever sends them (CLIENT_NAMES); they count in `maxNames`. */
+  readonly listed: readonly string[];
+  /** New names callers without a valid token may take (CLIENT_NAMES_ANONYMOUS_MAX), in `maxNames`. */
+  readonly anonymousNames: number;
   /** Distinct versions kept per name (CLIENT_VERSIONS_MAX); later ones are `other`. */
   readonly maxVersionsPerName: number;
 }
@@ -148,8 +152,8 @@ const positiveInt = (fallback: number) =>
     .min(1, 'must be 1 or more')
     .default(fallback);
 
-/** `https://app.example.com, http://localhost:5173` → each entry checked to be an origin. */
-const corsOrigins = z
+/** `a, b` → `['a', 'b']`; an empty entry is dropped. */
+const commaList = z
   .string()
   .default('')
   .transform((value) =>
@@ -157,20 +161,22 @@ const corsOrigins = z
       .split(',')
       .map((entry) => entry.trim())
       .filter(Boolean),
-  )
-  .superRefine((entries, ctx) => {
-    if (entries.includes('*') && entries.length > 1) {
-      ctx.addIssue({ code: 'custom', message: 'is either * alone or a list of origins' });
+  );
+
+/** `https://app.example.com, http://localhost:5173` → each entry checked to be an origin. */
+const corsOrigins = commaList.superRefine((entries, ctx) => {
+  if (entries.includes('*') && entries.length > 1) {
+    ctx.addIssue({ code: 'custom', message: 'is either * alone or a list of origins' });
+  }
+  for (const entry of entries) {
+    if (entry !== '*' && !isOrigin(entry)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `"${entry}" is not an origin: write scheme://host[:port], e.g. https://app.example.com, with no path or trailing slash`,
+      });
     }
-    for (const entry of entries) {
-      if (entry !== '*' && !isOrigin(entry)) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `"${entry}" is not an origin: write scheme://host[:port], e.g. https://app.example.com, with no path or trailing slash`,
-        });
-      }
-    }
-  });
+  }
+});
 
 function isOrigin(entry: string): boolean {
   try {
@@ -294,6 +300,17 @@ const envSchema = z.object({
     message: 'must be 1-5000 (Lua takes a few thousand arguments at most)',
   }),
   CLIENT_NAMES_MAX: positiveInt(50),
+  CLIENT_NAMES: commaList.refine(
+    (names) => names.every((name) => /^[\x20-\x7e]{1,64}$/.test(name)),
+    {
+      message: 'must be names of 1-64 printable ASCII characters, separated by commas',
+    },
+  ),
+  CLIENT_NAMES_ANONYMOUS_MAX: z.coerce
+    .number({ message: 'must be a number' })
+    .int('must be a whole number')
+    .min(0, 'must be 0 or more')
+    .default(10),
   CLIENT_VERSIONS_MAX: positiveInt(20),
   USAGE_RETENTION_DAYS: positiveInt(30).refine((days) => days <= 3660, {
     message: 'must be at most 3660 (ten years)',
@@ -369,6 +386,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       `Invalid configuration:\n  AUTH_JWT_SECRET: must be at least ${MIN_SECRET_BYTES} bytes in production (NODE_ENV=${vars.NODE_ENV}); e.g. openssl rand -base64 32`,
     );
   }
+  if (vars.CLIENT_NAMES.length > vars.CLIENT_NAMES_MAX) {
+    throw new ConfigError(
+      `Invalid configuration:\n  CLIENT_NAMES: lists ${vars.CLIENT_NAMES.length} names, more than CLIENT_NAMES_MAX (${vars.CLIENT_NAMES_MAX}); raise CLIENT_NAMES_MAX or list fewer`,
+    );
+  }
   const database = parseDatabaseUrl(vars.DATABASE_URL, vars.DATABASE_POOL_SIZE, {
     sqlite: vars.SQLITE_STATEMENT_CACHE_SIZE,
     postgresql: vars.POSTGRES_STATEMENT_CACHE_SIZE,
@@ -423,6 +445,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     responseCacheEvictChunk: vars.RESPONSE_CACHE_EVICT_CHUNK,
     clientNames: Object.freeze({
       maxNames: vars.CLIENT_NAMES_MAX,
+      listed: Object.freeze(vars.CLIENT_NAMES),
+      anonymousNames: vars.CLIENT_NAMES_ANONYMOUS_MAX,
       maxVersionsPerName: vars.CLIENT_VERSIONS_MAX,
     }),
     usage: Object.freeze({

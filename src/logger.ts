@@ -75,7 +75,19 @@ const levelNames: Record<number, string> = {
   60: 'FATAL',
 };
 
-/** One JSON log line as a person reads it: `12:03:04 INFO  message key=value …`. */
+/**
+ * A field's value as the readable line writes it: a plain word as it is; anything a reader could
+ * take for more than one value (a space, `=`, a quote, a backslash, a control, nothing) in double
+ * quotes, its quotes and backslashes escaped (controls are escaped for the whole line); objects
+ * as JSON.
+ */
+function fieldValue(value: unknown): string {
+  if (typeof value !== 'string') return JSON.stringify(value);
+  if (value !== '' && !/[\s="\\\p{Cc}\u2028\u2029]/u.test(value)) return value;
+  return `"${value.replace(/["\\]/g, '\\$&')}"`;
+}
+
+/** One JSON log line as a person reads it: `12:03:04 INFO  message key=value key="a b" …`. */
 export function readableLine(json: string): string {
   let entry: Record<string, unknown>;
   try {
@@ -87,7 +99,7 @@ export function readableLine(json: string): string {
   const clock = new Date(Number(time)).toTimeString().slice(0, 8);
   const name = (levelNames[Number(level)] ?? String(level)).padEnd(5);
   const rest = Object.entries(fields)
-    .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`)
+    .map(([key, value]) => `${key}=${fieldValue(value)}`)
     .join(' ');
   return `${escapeControls(`${clock} ${name} ${msg ?? ''}${rest ? ` ${rest}` : ''}`)}\n`;
 }

@@ -80,21 +80,34 @@ describe('configuration', () => {
 
   it('bounds client names and usage as configured, 0 turning the usage recording off', () => {
     expect(loadConfig({})).toMatchObject({
-      clientNames: { maxNames: 50, maxVersionsPerName: 20 },
+      clientNames: { maxNames: 50, maxVersionsPerName: 20, listed: [], anonymousNames: 10 },
       usage: { retentionDays: 30, flushIntervalMs: 10_000, bufferEntries: 10_000 },
     });
     expect(
       loadConfig({
         CLIENT_NAMES_MAX: '5',
+        CLIENT_NAMES: ' shop-web, shop-ios ,',
+        CLIENT_NAMES_ANONYMOUS_MAX: '0',
         CLIENT_VERSIONS_MAX: '2',
         USAGE_RETENTION_DAYS: '90',
         USAGE_FLUSH_INTERVAL_MS: '500',
         USAGE_BUFFER_ENTRIES: '0',
       }),
     ).toMatchObject({
-      clientNames: { maxNames: 5, maxVersionsPerName: 2 },
+      clientNames: {
+        maxNames: 5,
+        maxVersionsPerName: 2,
+        listed: ['shop-web', 'shop-ios'],
+        anonymousNames: 0,
+      },
       usage: { retentionDays: 90, flushIntervalMs: 500, bufferEntries: 0 },
     });
+    expect(() => loadConfig({ CLIENT_NAMES_MAX: '1', CLIENT_NAMES: 'a,b' })).toThrow(
+      'CLIENT_NAMES: lists 2 names, more than CLIENT_NAMES_MAX (1); raise CLIENT_NAMES_MAX or list fewer',
+    );
+    expect(() => loadConfig({ CLIENT_NAMES: `web,${'x'.repeat(65)}` })).toThrow(
+      /CLIENT_NAMES: must be names of 1-64 printable ASCII characters, separated by commas/,
+    );
     expect(() => loadConfig({ CLIENT_NAMES_MAX: '0', USAGE_FLUSH_INTERVAL_MS: '0' })).toThrow(
       /CLIENT_NAMES_MAX: must be 1 or more\n {2}USAGE_FLUSH_INTERVAL_MS: must be 1 or more/,
     );
@@ -218,6 +231,8 @@ describe('configuration', () => {
         'RESPONSE_CACHE_MAX_BYTES',
         'RESPONSE_CACHE_EVICT_CHUNK',
         'CLIENT_NAMES_MAX',
+        'CLIENT_NAMES',
+        'CLIENT_NAMES_ANONYMOUS_MAX',
         'CLIENT_VERSIONS_MAX',
         'USAGE_RETENTION_DAYS',
         'USAGE_FLUSH_INTERVAL_MS',

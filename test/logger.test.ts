@@ -22,3 +22,17 @@ it('writes readable lines to a terminal, secrets still redacted', () => {
 it('keeps JSON lines when stdout is not a terminal', () => {
   expect(terminalDestination(terminal(false))).toBeUndefined();
 });
+
+it('quotes and escapes a readable line’s values that a reader could take for more than one', () => {
+  const out = terminal(true);
+  const logger = createLogger('info', terminalDestination(out));
+  logger.info(
+    { plain: 'shop-web', spaced: 'a b=c', empty: '', quote: 'x"y', control: 'red\u001b[31m\u009b' },
+    'fields',
+  );
+  expect(out.lines).toEqual([
+    expect.stringMatching(
+      /^\d\d:\d\d:\d\d INFO {2}fields plain=shop-web spaced="a b=c" empty="" quote="x\\"y" control="red\\x1b\[31m\\x9b"\n$/,
+    ),
+  ]);
+});

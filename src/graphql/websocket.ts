@@ -232,7 +232,7 @@ export function serveWebSockets(server: Server, options: WebSocketOptions): WebS
             : typeof param === 'string'
               ? param
               : undefined;
-        });
+        }, ctx.extra.viewer?.authenticated === true);
         return true;
       },
       async onSubscribe(ctx, id, payload: SubscribePayload) {

@@ -64,8 +64,11 @@ export interface AppEnv {
     requestId: string;
     /** The caller, from the request's bearer token; anonymous without one. */
     viewer: Viewer;
-    /** The client the request names in its headers, bounded (`unknown` when it names none). */
-    clientName: ClientName;
+    /**
+     * The client the request names in its headers, bounded (`unknown` when it names none): set once
+     * the token is checked (`nameClient`), or by the access log on a route without a token check.
+     */
+    clientName: ClientName | undefined;
     /** On /graphql while usage is counted: what the answer used (UsageNote). */
     usageNote: UsageNote | undefined;
     /** Fields an edge adds to the request's access log line. */

@@ -1,4 +1,5 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
+import type { Link } from '../http/chain.js';
 import type { AccessLogFields, AppEnv } from '../http/env.js';
 import { requestHeader } from '../http/request-header.js';
 import { setResponseHeaders } from '../http/response-header.js';
@@ -9,13 +10,14 @@ import type { RequestCount } from './http-metrics.js';
 import { requestIdFrom } from './request-id.js';
 
 /**
- * Gives each request its id (a sane incoming `X-Request-Id`, else a new one) and its client name
- * (bounded, see ClientNames; on the server span too); when the response is ready, puts the id and
- * the other answer headers (`addAnswerHeaders`) on it and writes one JSON access line. Only the
- * method, the path (never the query string), the operation name, the status, the error codes the
- * answer carries, the duration, the token subject and the client's name and version (when it sends
- * one) are logged: no other header, so no tokens. `count` (the HTTP metrics) gets the request with
- * its duration once the answer is ready: the two share one link of Hono's chain, the first.
+ * Gives each request its id (a sane incoming `X-Request-Id`, else a new one); when the response is
+ * ready, names its client if `nameClient` has not (a route without a token check names it as a
+ * caller without a token), puts the id and the other answer headers (`addAnswerHeaders`) on it and
+ * writes one JSON access line. Only the method, the path (never the query string), the operation
+ * name, the status, the error codes the answer carries, the duration, the token subject and the
+ * client's name and version (when it sends one) are logged: no other header, so no tokens. `count`
+ * (the HTTP metrics) gets the request with its duration once the answer is ready: the two share
+ * one link of Hono's chain, the first.
  */
 export function accessLog(
   logger: Logger,
@@ -28,21 +30,15 @@ export function accessLog(
     const fields: AccessLogFields = {};
     // Lower-case names, as the answer keeps them: no name is lowered and interned anew per request.
     const answerHeaders: Record<string, string> = { 'x-request-id': requestId };
-    const client = clients.of((name) => requestHeader(c, name));
     c.set('requestId', requestId);
-    c.set('clientName', client);
     c.set('accessLog', fields);
     c.set('answerHeaders', answerHeaders);
-    const named = client.name !== 'unknown';
-    if (named)
-      annotateSpan({
-        'petstore.client.name': client.name,
-        'petstore.client.version': client.version,
-      });
     // Lines about this request carry the id only where their code passes it (REST and GraphQL
     // failures, readiness; see createLogger): the id travels on the context, not in the logger.
     await next();
     const durationMs = performance.now() - started;
+    const client = c.get('clientName') ?? setClientName(c, clients, false);
+    const named = client.name !== 'unknown';
     setResponseHeaders(c, answerHeaders);
     count(c, durationMs / 1000);
     const status = c.res.status;
@@ -64,4 +60,27 @@ export function accessLog(
     };
     logger[level](line, 'request');
   };
+}
+
+/**
+ * Names the request's client (bounded, see ClientNames; on the server span too) once its token is
+ * checked: a caller with a valid token may take any free name, one without only the few names
+ * left to such callers. Right after `authenticate`, before anything that counts by client name.
+ */
+export function nameClient(clients: ClientNames): Link<AppEnv> {
+  return (c, next) => {
+    setClientName(c, clients, c.get('viewer')?.authenticated === true);
+    return next();
+  };
+}
+
+function setClientName(c: Context<AppEnv>, clients: ClientNames, authenticated: boolean) {
+  const client = clients.of((name) => requestHeader(c, name), authenticated);
+  c.set('clientName', client);
+  if (client.name !== 'unknown')
+    annotateSpan({
+      'petstore.client.name': client.name,
+      'petstore.client.version': client.version,
+    });
+  return client;
 }

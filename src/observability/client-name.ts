@@ -1,3 +1,4 @@
+import type { ClientNameLimits } from '../config.js';
 import type { ClientName } from '../http/env.js';
 import { BoundedLabel } from './bounded-label.js';
 
@@ -26,22 +27,34 @@ const printable = (value: string | undefined) => value?.replace(/[^\x20-\x7e]/g,
  * Turns the client name and version a request sends into bounded values, the same for the access
  * log, the traces, the request metrics and the usage counts: at most `maxNames` names and
  * `maxVersionsPerName` versions of each (cut at 64 characters) are kept, later ones are `other`
- * until the process restarts, and a request naming no client is `unknown`. One object per kept
- * pair, so that a request allocates nothing.
+ * until the process restarts, and a request naming no client is `unknown`. The names operators
+ * list (`listed`) are kept from the start; a caller without a valid token takes a new name only
+ * while callers like it have taken fewer than `anonymousNames`, so that anonymous requests cannot
+ * squat the names that callers with tokens need. One object per kept pair, so that a request
+ * allocates nothing.
  */
 export class ClientNames {
   readonly #names: BoundedLabel;
   readonly #versions = new Map<string, BoundedLabel>();
   readonly #clients = new Map<string, Map<string, ClientName>>();
+  #anonymousTaken = 0;
 
-  constructor(private readonly limits: { maxNames: number; maxVersionsPerName: number }) {
-    this.#names = new BoundedLabel(limits.maxNames);
+  constructor(private readonly limits: ClientNameLimits) {
+    this.#names = new BoundedLabel(limits.maxNames, 64, limits.listed);
   }
 
-  of(header: HeaderReader): ClientName {
+  readonly #anonymousMayAdd = () => {
+    if (this.#anonymousTaken >= this.limits.anonymousNames) return false;
+    this.#anonymousTaken++;
+    return true;
+  };
+
+  /** The client a request names; `authenticated`: it carries a valid token. */
+  of(header: HeaderReader, authenticated: boolean): ClientName {
     const raw = first(header, NAME_HEADERS);
     if (raw === undefined) return UNKNOWN_CLIENT;
-    const name = this.#names.value(printable(raw));
+    const mayAdd = authenticated ? undefined : this.#anonymousMayAdd;
+    const name = this.#names.value(printable(raw), 'unknown', mayAdd);
     if (name === 'unknown') return UNKNOWN_CLIENT;
     let versions = this.#versions.get(name);
     if (!versions) {

@@ -6,9 +6,10 @@ import type { Route } from './route.js';
 import { type UsageCounter, usageCount } from './usage.js';
 
 /**
- * What every call of a REST route gets before the token check, the rate limit and the cache, so
- * that their answers have it too: its usage count (`usage.ts`) and a deprecated route's marks
- * (`deprecation.ts`). The first link of the route's chain (api.ts); none when it has neither.
+ * What every call of a REST route gets around the token check, the rate limit and the cache, so
+ * that their answers have it too: its usage count (`usage.ts`, once the answer is ready: the
+ * client is named after the token check) and a deprecated route's marks (`deprecation.ts`). The
+ * first link of the route's chain (api.ts); none when it has neither.
  */
 export function routeMark(
   spec: Route['spec'],
@@ -18,8 +19,7 @@ export function routeMark(
   const mark = deprecationMark(spec, config);
   if (!count && !mark) return undefined;
   return (c, next) => {
-    count?.(c);
     mark?.(c);
-    return next();
+    return count ? next().finally(() => count(c)) : next();
   };
 }

@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv, UsageNote } from '../http/env.js';
+import { UNKNOWN_CLIENT } from '../observability/client-name.js';
 import type { UsageRecorder } from './recorder.js';
 
 /**
@@ -13,6 +14,7 @@ export function countCachedAnswers(recorder: UsageRecorder): MiddlewareHandler<A
     const note: UsageNote = { coordinates: undefined, fromCache: undefined };
     c.set('usageNote', note);
     await next();
-    if (note.fromCache) recorder.recordListed('graphql', note.fromCache, c.get('clientName'));
+    if (note.fromCache)
+      recorder.recordListed('graphql', note.fromCache, c.get('clientName') ?? UNKNOWN_CLIENT);
   };
 }

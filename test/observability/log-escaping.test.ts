@@ -30,7 +30,30 @@ describeDb('log lines never carry a client’s control characters raw', () => {
       expect(line).toMatch(/^\d\d:\d\d:\d\d (TRACE|DEBUG|INFO |WARN |ERROR|FATAL) /);
     expect(text.replace(/\n/g, '')).not.toMatch(rawControl);
     const access = lines.find((line) => line.includes(' request '));
-    expect(access).toContain('path=/\\x1b[31mred\\nFORGED line\\r\\x7f\\x9b31m\\u2028end');
+    expect(access).toContain('path="/\\x1b[31mred\\nFORGED line\\r\\x7f\\x9b31m\\u2028end"');
+  });
+
+  it('on a terminal: a client name that looks like more fields is quoted, so it forges none', async () => {
+    const lines: string[] = [];
+    const out = { isTTY: true, write: (line: string) => lines.push(line) };
+    const app = await createTestApp({}, { logger: createLogger('info', terminalDestination(out)) });
+    try {
+      for (const name of ['web status=500 msg=FORGED', 'say "hi"\\']) {
+        const headers = { 'graphql-client-name': name };
+        const response = await app.fetch(
+          new Request('http://petstore.test/api/categories', { headers }),
+        );
+        expect(response.status).toBe(200);
+      }
+    } finally {
+      await app.close();
+    }
+    expect(lines.filter((line) => line.includes(' request '))).toEqual([
+      expect.stringMatching(
+        / INFO {2}request requestId=\S+ method=GET path=\/api\/categories status=200 durationMs=[\d.]+ client="web status=500 msg=FORGED" clientVersion=unknown\n$/,
+      ),
+      expect.stringMatching(/ client="say \\"hi\\"\\\\" clientVersion=unknown\n$/),
+    ]);
   });
 
   it('in JSON: every control character escaped, and the line still parses to the path sent', async () => {
