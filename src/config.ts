@@ -122,6 +122,8 @@ export interface Limits {
   readonly documentCacheBytes: number;
   /** What the documents registered by automatic persisted queries may take. */
   readonly persistedQueriesBytes: number;
+  /** What the answers of introspection-only queries kept in memory may take (estimated). */
+  readonly introspectionCacheBytes: number;
   /** The longest error message sent (UTF-8 bytes): longer ones are cut. */
   readonly errorMessageBytes: number;
   /** The most items one refusal lists (unknown properties, a refused operation's errors). */
@@ -236,6 +238,11 @@ const envSchema = z.object({
   MAX_SOCKETS_PER_CLIENT: positiveInt(20),
   GRAPHQL_DOCUMENT_CACHE_BYTES: positiveInt(32 * 1024 * 1024),
   PERSISTED_QUERIES_CACHE_BYTES: positiveInt(16 * 1024 * 1024),
+  GRAPHQL_INTROSPECTION_CACHE_BYTES: z.coerce
+    .number({ message: 'must be a number' })
+    .int('must be a whole number')
+    .min(0, 'must be 0 or more')
+    .default(4 * 1024 * 1024),
   LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
       message: 'must be one of fatal, error, warn, info, debug, trace, silent',
@@ -426,6 +433,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       socketsPerClient: vars.MAX_SOCKETS_PER_CLIENT,
       documentCacheBytes: vars.GRAPHQL_DOCUMENT_CACHE_BYTES,
       persistedQueriesBytes: vars.PERSISTED_QUERIES_CACHE_BYTES,
+      introspectionCacheBytes: vars.GRAPHQL_INTROSPECTION_CACHE_BYTES,
       errorMessageBytes: vars.ERROR_MESSAGE_MAX_BYTES,
       errorListItems: vars.ERROR_LIST_MAX,
     }),

@@ -1,11 +1,13 @@
 import { getDirective } from '@graphql-tools/utils';
 import {
+  type DirectiveNode,
   type DocumentNode,
   type FieldNode,
   type FragmentDefinitionNode,
   type GraphQLField,
   type GraphQLNamedType,
   type GraphQLSchema,
+  type GraphQLType,
   getNamedType,
   getNullableType,
   isAbstractType,
@@ -14,6 +16,7 @@ import {
   isInputObjectType,
   isInterfaceType,
   isListType,
+  isNonNullType,
   isObjectType,
   Kind,
   type OperationDefinitionNode,
@@ -40,7 +43,10 @@ import { perOperation } from './operation.js';
  * - introspection is priced like any other field (`__typename` is a scalar, free): `__schema` and
  *   `__type` weigh 1, and each of its lists counts by the schema's own size, the type list by the
  *   number of types and a type's fields by the average number of fields a type has (so that
- *   `types { fields }` counts every field of the schema once), and so on (`introspectionSizes`).
+ *   `types { fields }` counts every field of the schema once), and so on (`introspectionSizes`);
+ *   a chain of `ofType` counts only as deep as the schema wraps a type (`[Pet!]!`: three, and
+ *   the null under the named type), deeper ones never resolve;
+ * - a field that `@skip` or `@include` leave out (a literal, or a variable's value) costs nothing.
  * The same weights price what execution resolved (`resolvedCost`), with each list's real length.
  */
 export interface CostInput {
@@ -69,6 +75,8 @@ interface FieldCost {
   /** Default values of the slicing arguments that have one. */
   slicingDefaults: ReadonlyMap<string, unknown>;
   type: GraphQLNamedType;
+  /** How many of this field nested in a row can resolve (`__Type.ofType`); deeper ones cost 0. */
+  chainLimit?: number;
 }
 
 type CostModel = Map<string, Map<string, FieldCost>>;
@@ -97,11 +105,13 @@ export function costModel(schema: GraphQLSchema): CostModel {
   if (model) return model;
   model = new Map();
   const sizes = introspectionSizes(schema);
+  const ofTypeChain = wrappingDepth(schema) + 1;
   for (const type of Object.values(schema.getTypeMap())) {
     if (!(isObjectType(type) || isInterfaceType(type))) continue;
     const fields = new Map<string, FieldCost>();
     for (const field of Object.values(type.getFields())) {
-      const cost = fieldCost(schema, type.name, field);
+      let cost = fieldCost(schema, type.name, field);
+      if (cost.coordinate === '__Type.ofType') cost = { ...cost, chainLimit: ofTypeChain };
       const size = sizes.get(cost.coordinate);
       fields.set(
         field.name,
@@ -123,8 +133,8 @@ export function costModel(schema: GraphQLSchema): CostModel {
 /**
  * The size each introspection list counts by, read off the schema: the type and directive lists
  * their length, and a list that every item of an enclosing list has (a type's fields, a field's
- * arguments) the average over those items, rounded up, so that the nested lists count what the
- * schema really holds.
+ * arguments) the average over those items, a fraction, so that the nested lists count what the
+ * schema really holds (`types { fields { args } }` every argument of the schema once).
  */
 export function introspectionSizes(schema: GraphQLSchema): Map<string, number> {
   const types = Object.values(schema.getTypeMap());
@@ -146,8 +156,7 @@ export function introspectionSizes(schema: GraphQLSchema): Map<string, number> {
     if (isInputObjectType(type)) inputFields += Object.keys(type.getFields()).length;
     if (isEnumType(type)) enumValues += type.getValues().length;
   }
-  const average = (total: number, over: number) =>
-    Math.max(1, Math.ceil(total / Math.max(1, over)));
+  const average = (total: number, over: number) => total / Math.max(1, over);
   const directiveArgs = directives.reduce((sum, directive) => sum + directive.args.length, 0);
   return new Map([
     ['__Schema.types', types.length],
@@ -160,6 +169,32 @@ export function introspectionSizes(schema: GraphQLSchema): Map<string, number> {
     ['__Field.args', average(fieldArgs, fields)],
     ['__Directive.args', average(directiveArgs, directives.length)],
   ]);
+}
+
+/**
+ * The most wrappers (list, non-null) around any type the schema refers to: `[Pet!]!` has three.
+ * The named type sits that many `ofType` down; the `ofType` under it is null, and none deeper
+ * resolves.
+ */
+function wrappingDepth(schema: GraphQLSchema): number {
+  const depthOf = (type: GraphQLType): number =>
+    isListType(type) || isNonNullType(type) ? 1 + depthOf(type.ofType) : 0;
+  let deepest = 0;
+  const refer = (type: GraphQLType) => {
+    deepest = Math.max(deepest, depthOf(type));
+  };
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (isObjectType(type) || isInterfaceType(type)) {
+      for (const field of Object.values(type.getFields())) {
+        refer(field.type);
+        for (const arg of field.args) refer(arg.type);
+      }
+    } else if (isInputObjectType(type)) {
+      for (const field of Object.values(type.getFields())) refer(field.type);
+    }
+  }
+  for (const directive of schema.getDirectives()) for (const arg of directive.args) refer(arg.type);
+  return deepest;
 }
 
 function fieldCost(
@@ -259,27 +294,34 @@ export function operationEstimate(input: CostInput): { cost: number; fixed: bool
     fixed = false;
   };
 
-  /** `sized`: the size the enclosing field gives to some of this selection's lists. */
+  /**
+   * `sized`: the size the enclosing field gives to some of this selection's lists; `chain`: how
+   * many fields of the same name (`ofType`) enclose this selection in a row.
+   */
   function selectionCost(
     selectionSet: SelectionSetNode,
     type: GraphQLNamedType,
     sized: { fields: readonly string[]; size: number } | undefined,
     nesting: number,
+    chain: Chain | undefined,
   ): number {
     if (nesting > MAX_FRAGMENT_NESTING) return 0;
     let cost = 0;
     for (const selection of selectionSet.selections) {
+      if (selection.directives?.length && leftOut(selection.directives, variables, fromVariable))
+        continue;
       if (selection.kind === Kind.FIELD) {
         const field = walk.model.get(type.name)?.get(selection.name.value);
         if (!field) continue; // `__typename` (free), or a field validation reports
-        cost += estimate(selection, field, sized, nesting);
+        cost += estimate(selection, field, sized, nesting, chain);
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         const condition = selection.typeCondition
           ? walk.schema.getType(selection.typeCondition.name.value)
           : type;
-        if (condition) cost += selectionCost(selection.selectionSet, condition, sized, nesting);
+        if (condition)
+          cost += selectionCost(selection.selectionSet, condition, sized, nesting, chain);
       } else {
-        cost += spreadCost(selection.name.value, sized, nesting);
+        cost += spreadCost(selection.name.value, sized, nesting, chain);
       }
     }
     return cost;
@@ -295,15 +337,16 @@ export function operationEstimate(input: CostInput): { cost: number; fixed: bool
     name: string,
     sized: { fields: readonly string[]; size: number } | undefined,
     nesting: number,
+    chain: Chain | undefined,
   ): number {
-    const key = `${name}\u0000${nesting}\u0000${sized ? `${sized.size}\u0000${sized.fields}` : ''}`;
+    const key = `${name}\u0000${nesting}\u0000${sized ? `${sized.size}\u0000${sized.fields}` : ''}\u0000${chain ? `${chain.field.coordinate}\u0000${chain.length}` : ''}`;
     let cost = spreads.get(key);
     if (cost === undefined) {
       const fragment = walk.fragments.get(name);
       const condition = fragment && walk.schema.getType(fragment.typeCondition.name.value);
       cost =
         fragment && condition
-          ? selectionCost(fragment.selectionSet, condition, sized, nesting + 1)
+          ? selectionCost(fragment.selectionSet, condition, sized, nesting + 1, chain)
           : 0;
       spreads.set(key, cost);
     }
@@ -315,14 +358,21 @@ export function operationEstimate(input: CostInput): { cost: number; fixed: bool
     field: FieldCost,
     sized: { fields: readonly string[]; size: number } | undefined,
     nesting: number,
+    enclosing: Chain | undefined,
   ): number {
+    let chain: Chain | undefined;
+    if (field.chainLimit !== undefined) {
+      const length = enclosing?.field === field ? enclosing.length + 1 : 1;
+      if (length > field.chainLimit) return 0;
+      chain = { field, length };
+    }
     const slice = field.listSize && sliceOf(node, field, field.listSize, variables, fromVariable);
     const childrenSized =
       field.listSize && field.listSize.sizedFields.length > 0 && slice !== undefined
         ? { fields: field.listSize.sizedFields, size: slice }
         : undefined;
     const children = node.selectionSet
-      ? selectionCost(node.selectionSet, field.type, childrenSized, nesting)
+      ? selectionCost(node.selectionSet, field.type, childrenSized, nesting, chain)
       : 0;
     const own = field.weight + children;
     const args = argumentsCost(node, field);
@@ -335,8 +385,42 @@ export function operationEstimate(input: CostInput): { cost: number; fixed: bool
     return items * own + args;
   }
 
-  const cost = selectionCost(operation.selectionSet, root, undefined, 0);
+  // Introspection's lists count averages, fractions of an item: the sum is rounded up once (past
+  // what floating point adds to a sum that is whole).
+  const cost = Math.ceil(
+    selectionCost(operation.selectionSet, root, undefined, 0, undefined) - 1e-9,
+  );
   return { cost, fixed };
+}
+
+/** A field with a `chainLimit`, and how many of it enclose a selection in a row. */
+interface Chain {
+  readonly field: FieldCost;
+  readonly length: number;
+}
+
+/**
+ * Whether `@skip` or `@include` leave a selection out, as execution will decide: from a literal,
+ * or from the request's value of a variable (or its default), which makes the estimate vary.
+ */
+function leftOut(
+  directives: readonly DirectiveNode[],
+  variables: Record<string, unknown>,
+  fromVariable: () => void,
+): boolean {
+  for (const directive of directives) {
+    const name = directive.name.value;
+    if (name !== 'skip' && name !== 'include') continue;
+    const value = directive.arguments?.find((arg) => arg.name.value === 'if')?.value;
+    let condition: unknown;
+    if (value?.kind === Kind.BOOLEAN) condition = value.value;
+    else if (value?.kind === Kind.VARIABLE) {
+      fromVariable();
+      condition = variables[value.name.value];
+    }
+    if (name === 'skip' ? condition === true : condition === false) return true;
+  }
+  return false;
 }
 
 function argumentsCost(node: FieldNode, field: FieldCost): number {
@@ -377,7 +461,8 @@ function sliceOf(
  * The cost of what execution resolved, with the same weights: each field in the response weighs
  * what it weighs in the estimate, a list counts the items it really holds, and a field the
  * response does not hold (skipped, or cut by an error) costs nothing. Fields the document selects
- * twice under one name are resolved once, so they count once. Never more than the estimate.
+ * twice under one name are resolved once, so they count once. Never more than the estimate, but
+ * for `__type(name:)` on a type with more fields than the average.
  */
 export function resolvedCost(input: {
   schema: GraphQLSchema;
@@ -417,8 +502,11 @@ function fieldsCost(
 ): number {
   let cost = 0;
   for (const planned of fields) {
-    if (!(planned.key in value)) continue;
-    cost += planned.argumentsCost + itemsCost(walk, planned, value[planned.key]);
+    // A compiled query leaves what `@skip`/`@include` left out as undefined (never a value); a
+    // null list holds no items (a type's `fields` in introspection, for a scalar).
+    const resolved = value[planned.key];
+    if (resolved === undefined || (resolved === null && planned.field.list)) continue;
+    cost += planned.argumentsCost + itemsCost(walk, planned, resolved);
   }
   return cost;
 }

@@ -45,11 +45,10 @@ export function usageRecording(recorder: UsageRecorder): Plugin<UsageContext> {
     const client = args.contextValue.clientName ?? UNKNOWN_CLIENT;
     const now = Date.now();
     recorder.record('graphql', usage.coordinates, client, now);
-    const fromVariables =
-      usage.variables.length > 0 ? variableCoordinates(usage, args.variableValues) : [];
+    const fromVariables = variableCoordinates(usage, args.variableValues);
     if (fromVariables.length > 0) recorder.recordEach('graphql', fromVariables, client, now);
     const note = args.contextValue.usageNote;
-    if (!note || usage.coordinates.length === 0) return;
+    if (!note || usage.coordinates.length + fromVariables.length === 0) return;
     const used = [noteOf(usage), ...fromVariables].join(' ');
     note.coordinates = note.coordinates ? `${note.coordinates} ${used}` : used;
   };

@@ -134,11 +134,10 @@ export function stabilityWarnings(): Plugin {
   }) => {
     const usage = schemaUsage(args.schema, args.document, args.operationName);
     let warnings = warningsOf(args.schema, usage);
-    if (usage.variables.length > 0) {
+    const fromVariables = variableCoordinates(usage, args.variableValues);
+    if (fromVariables.length > 0) {
       const marks = stabilityMarks(args.schema);
-      const more = variableCoordinates(usage, args.variableValues).flatMap(
-        (coordinate) => marks.get(coordinate) ?? [],
-      );
+      const more = fromVariables.flatMap((coordinate) => marks.get(coordinate) ?? []);
       if (more.length > 0) {
         const known = new Set(warnings.map((warning) => warning.coordinate));
         warnings = [...warnings, ...more.filter((warning) => !known.has(warning.coordinate))].sort(

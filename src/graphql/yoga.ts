@@ -37,6 +37,7 @@ import { createErrorHandling } from './errors.js';
 import { eventCursors } from './event-cursors.js';
 import { graphiqlOptions } from './graphiql-options.js';
 import { idempotentMutations } from './idempotency.js';
+import { introspectionAnswers } from './introspection-answers.js';
 import { batchRules, costLimit, costRule, queryLimits } from './limits.js';
 import { ListItemBudget } from './list-items.js';
 import { createLoaders, type Loaders } from './loaders.js';
@@ -332,6 +333,12 @@ function createYogaServer(
     demandControl(schema),
     byOperationKind(shared),
     compiledQueries(schema),
+    // After compiled queries: an introspection answer kept in memory stands for their execution.
+    introspectionAnswers({
+      schema,
+      maxBytes: limits.introspectionCacheBytes,
+      answers: metrics.introspectionAnswers,
+    }),
     ...(cache ? [cacheTagsPlugin(schema, operationOf)] : []),
     documentErrorCodes,
     logOperationNames(),

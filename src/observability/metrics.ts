@@ -20,6 +20,8 @@ export interface Metrics {
   readonly cacheMisses: SeriesCounter<'edge'>;
   /** Responses removed from the cache: `write` (a change evicted it), `capacity`, `expired`. */
   readonly cacheEvictions: SeriesCounter<'reason'>;
+  /** Introspection-only queries by where their answer came from: `memory` or `executed`. */
+  readonly introspectionAnswers: SeriesCounter<'source'>;
   /** GraphQL operation names as a bounded label value. */
   operationName(name: string | undefined): string;
   /** Who is calling, as a bounded label value: the token subject, else the User-Agent. */
@@ -100,6 +102,12 @@ export function createMetrics(database: Database, live?: { readonly size: number
       name: 'petstore_response_cache_evictions_total',
       help: 'Responses removed from the response cache: write (a change evicted it), capacity, expired',
       labelNames: ['reason'],
+      registers: [registry],
+    }),
+    introspectionAnswers: new SeriesCounter({
+      name: 'petstore_introspection_answers_total',
+      help: 'Introspection-only GraphQL queries, by where their answer came from: memory or executed',
+      labelNames: ['source'],
       registers: [registry],
     }),
     operationName: (name) => operationNames.value(name, 'Anonymous'),

@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { getIntrospectionQuery } from 'graphql';
 import { expect, it } from 'vitest';
-import { describeDb, useTestApp } from '../helpers/app.js';
+import { describeDb, type TestApp, useTestApp } from '../helpers/app.js';
 import { anonymous } from '../helpers/client.js';
 import { makePet } from '../helpers/factories.js';
 import { graphqlRequest } from '../helpers/graphql.js';
+import { scrape } from '../helpers/metrics.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -33,11 +35,45 @@ describeDb('introspection and batches are priced like any other field', () => {
     });
   });
 
-  it('still runs the introspection GraphiQL and codegen send, under the default limits', async () => {
-    const { status, body } = await post({ query: getIntrospectionQuery({ descriptions: true }) });
+  it('runs the introspection GraphiQL and codegen send within half the default limit', async () => {
+    // GraphiQL's options (@graphiql/react's schema store), and GraphQL Code Generator's.
+    const graphiql = getIntrospectionQuery({
+      inputValueDeprecation: true,
+      schemaDescription: true,
+    });
+    const codegen = getIntrospectionQuery({ descriptions: true });
+    const costs = [];
+    for (const query of [graphiql, codegen]) {
+      const { status, body } = await post({ query });
+      expect(status).toBe(200);
+      expect((body as Result).errors).toBeUndefined();
+      const cost = (body as Result).extensions?.cost;
+      // A schema twice as large still fits.
+      expect(cost?.requestedQueryCost).toBeLessThanOrEqual(2500);
+      expect(cost?.actualQueryCost).toBeLessThanOrEqual(cost?.requestedQueryCost ?? 0);
+      costs.push(cost?.requestedQueryCost ?? 0);
+    }
+    // What docs/demand-control.md says it costs stays within a tenth of the truth.
+    const docs = readFileSync(new URL('../../docs/demand-control.md', import.meta.url), 'utf8');
+    const stated = /The introspection GraphiQL sends costs\s+about ([\d,]+) points/.exec(docs)?.[1];
+    expect(Number(stated?.replaceAll(',', ''))).toBeGreaterThanOrEqual(0.9 * (costs[0] ?? 0));
+    expect(Number(stated?.replaceAll(',', ''))).toBeLessThanOrEqual(1.1 * (costs[0] ?? 0));
+  });
+
+  it('prices two aliases of the type list with their fields by what they resolve', async () => {
+    const list = 'types { name fields(includeDeprecated: true) { name } }';
+    const { status, body } = await post({
+      query: `{ a: __schema { ${list} } b: __schema { ${list} } }`,
+    });
     expect(status).toBe(200);
-    expect((body as Result).errors).toBeUndefined();
-    expect((body as Result).extensions?.cost?.requestedQueryCost).toBeLessThan(5000);
+    const result = body as Result;
+    const { types } = (result.data as { a: { types: { fields: unknown[] | null }[] } }).a;
+    const fields = types.reduce((sum, type) => sum + (type.fields?.length ?? 0), 0);
+    // Each alias: __schema 1, each type 1, each field 1.
+    expect(result.extensions?.cost).toEqual({
+      requestedQueryCost: 2 * (1 + types.length + fields),
+      actualQueryCost: 2 * (1 + types.length + fields),
+    });
   });
 
   it('refuses a batch of introspection aliases like a batch of pages, before anything runs', async () => {
@@ -69,6 +105,53 @@ describeDb('introspection and batches are priced like any other field', () => {
       message: expect.stringContaining(`costs ${10 * cost} points`),
       extensions: { code: 'QUERY_TOO_COMPLEX' },
     });
+  });
+});
+
+describeDb('introspection answered from memory (GRAPHQL_INTROSPECTION_CACHE_BYTES)', () => {
+  const app = useTestApp({ RESPONSE_CACHE_TTL_MS: '0' });
+  const small = useTestApp({
+    RESPONSE_CACHE_TTL_MS: '0',
+    GRAPHQL_INTROSPECTION_CACHE_BYTES: '4096',
+  });
+  const answers = async (of: () => TestApp) => {
+    const samples = await scrape(of());
+    const count = (source: string) =>
+      samples.find(
+        (sample) =>
+          sample.name === 'petstore_introspection_answers_total' && sample.labels.source === source,
+      )?.value ?? 0;
+    return { executed: count('executed'), memory: count('memory') };
+  };
+  const post = async (of: () => TestApp, body: unknown) => {
+    const response = await anonymous(of()).fetch(graphqlRequest(body));
+    return { status: response.status, body: (await response.json()) as Result };
+  };
+
+  it('executes an introspection document once, then answers it from memory, priced the same', async () => {
+    const query = getIntrospectionQuery({ inputValueDeprecation: true, schemaDescription: true });
+    const first = await post(app, { query });
+    const second = await post(app, { query });
+    expect(second).toEqual(first);
+    expect(first.body.extensions?.cost?.requestedQueryCost).toBeGreaterThan(0);
+    expect(await answers(app)).toEqual({ executed: 1, memory: 1 });
+    // Other variables are another answer; a query that reads data is never kept.
+    const byName = 'query($name: String!) { __type(name: $name) { name } }';
+    for (const name of ['Pet', 'Pet', 'Order']) {
+      const { body } = await post(app, { query: byName, variables: { name } });
+      expect(body.data).toEqual({ __type: { name } });
+    }
+    await post(app, { query: '{ __typename categories { id } }' });
+    expect(await answers(app)).toEqual({ executed: 3, memory: 2 });
+  });
+
+  it('keeps no answer larger than a quarter of its bound', async () => {
+    const query = getIntrospectionQuery();
+    for (let i = 0; i < 2; i++) expect((await post(small, { query })).status).toBe(200);
+    expect(await answers(small)).toEqual({ executed: 2, memory: 0 });
+    const tiny = '{ __schema { queryType { name } } }';
+    for (let i = 0; i < 2; i++) await post(small, { query: tiny });
+    expect(await answers(small)).toEqual({ executed: 3, memory: 1 });
   });
 });
 

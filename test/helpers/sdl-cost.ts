@@ -92,6 +92,12 @@ export function sdlEstimate({ query, variables = {}, realSizes = {} }: SdlCostIn
   ): number => {
     let total = 0;
     for (const item of set.selections) {
+      // `@skip(if: true)` and `@include(if: false)`, literal or variable: not executed, free.
+      const condition = (name: string) => {
+        const found = item.directives?.find((d) => d.name.value === name)?.arguments?.[0];
+        return found && valueFromASTUntyped(found.value, values);
+      };
+      if (condition('skip') === true || condition('include') === false) continue;
       if (item.kind === Kind.FRAGMENT_SPREAD) {
         const fragment = fragments.get(item.name.value);
         if (fragment) total += selection(fragment.selectionSet, type, sized);
@@ -180,6 +186,9 @@ export function sdlActual(query: string, data: unknown): number {
       const record = value as Record<string, unknown>;
       if (item.name.value.startsWith('__') || !(key in record) || !isObjectType(type)) continue;
       const field = type.getFields()[item.name.value] as GraphQLField<unknown, unknown>;
+      const list = isListType(getNullableType(field.type));
+      // A null list holds no items.
+      if (record[key] === null && list) continue;
       const items = Array.isArray(record[key]) ? (record[key] as unknown[]) : [record[key]];
       for (const element of items) {
         total += weight(field);

@@ -56,7 +56,7 @@ describeDb('very deeply nested JSON bodies', () => {
   it('GraphQL: JSON.parse reads any depth; deep bodies get a 4xx or their normal result, never a 5xx', async () => {
     const fetch = (request: Request) => app().fetch(request);
     const nested = deep(51_000);
-    // Introspection costs nothing (docs/demand-control.md).
+    // `__typename` costs nothing (docs/demand-control.md).
     const free = { cost: { requestedQueryCost: 0, actualQueryCost: 0 } };
     // Variables the operation does not use are ignored, however deep.
     expect(

@@ -4,6 +4,7 @@ import {
   GraphQLNonNull,
   type GraphQLSchema,
   GraphQLString,
+  specifiedDirectives,
 } from 'graphql';
 import { builder } from './builder.js';
 import { costDirectives } from './cost-directives.js';
@@ -40,7 +41,9 @@ const stabilityDirectives = [
   }),
 ];
 
+// graphql-js adds its specified directives (@include, @skip, @deprecated, @specifiedBy) only to a
+// schema given no directives of its own.
 export const schema: GraphQLSchema = builder.toSchema({
-  directives: [...stabilityDirectives, ...costDirectives],
+  directives: [...specifiedDirectives, ...stabilityDirectives, ...costDirectives],
   sortSchema: false,
 });
