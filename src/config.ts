@@ -107,6 +107,10 @@ export interface UsageSettings {
 export interface Limits {
   readonly bodyBytes: number;
   readonly requestTimeoutMs: number;
+  /** How long a request's line and headers may take to arrive (HEADERS_TIMEOUT_MS). */
+  readonly headersTimeoutMs: number;
+  /** Connections one address may hold open, of every kind (MAX_CONNECTIONS_PER_CLIENT). */
+  readonly connectionsPerClient: number;
   readonly graphqlDepth: number;
   readonly graphqlAliases: number;
   readonly graphqlTokens: number;
@@ -228,6 +232,10 @@ const envSchema = z.object({
   RATE_LIMIT_MAX_CLIENTS: positiveInt(100_000),
   BODY_LIMIT_BYTES: positiveInt(DEFAULT_BODY_BYTES),
   REQUEST_TIMEOUT_MS: positiveInt(10_000),
+  HEADERS_TIMEOUT_MS: positiveInt(5000).refine((ms) => ms <= 60_000, {
+    message: 'must be at most 60000 (a minute)',
+  }),
+  MAX_CONNECTIONS_PER_CLIENT: positiveInt(256),
   GRAPHQL_MAX_DEPTH: positiveInt(10),
   GRAPHQL_MAX_ALIASES: positiveInt(20),
   GRAPHQL_MAX_TOKENS: positiveInt(2000),
@@ -423,6 +431,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     limits: Object.freeze({
       bodyBytes: vars.BODY_LIMIT_BYTES,
       requestTimeoutMs: vars.REQUEST_TIMEOUT_MS,
+      headersTimeoutMs: vars.HEADERS_TIMEOUT_MS,
+      connectionsPerClient: vars.MAX_CONNECTIONS_PER_CLIENT,
       graphqlDepth: vars.GRAPHQL_MAX_DEPTH,
       graphqlAliases: vars.GRAPHQL_MAX_ALIASES,
       graphqlTokens: vars.GRAPHQL_MAX_TOKENS,

@@ -7,7 +7,9 @@ import { ConfigError, loadConfig, loadDotEnv } from './config.js';
 import { classifyError } from './domain/errors.js';
 import { answerClientErrors } from './http/client-error.js';
 import { closeServer, withConnectionClose } from './http/close-server.js';
+import { capConnectionsPerAddress, headersTimeoutOptions } from './http/connections.js';
 import { listenFailure } from './http/listen-error.js';
+import { openFileWarning } from './http/open-file-limit.js';
 import { releaseStartMemory } from './start-memory.js';
 
 parseCommand({
@@ -70,6 +72,7 @@ const server = serve(
     },
     port: config.port,
     hostname: config.host,
+    serverOptions: headersTimeoutOptions(config.limits.headersTimeoutMs),
   },
   (address) => {
     const url = `http://${browsableHost(config.host)}:${address.port}`;
@@ -111,6 +114,11 @@ const refuseToStart = (error: unknown) => {
 };
 server.once('error', refuseToStart);
 server.once('listening', () => server.off('error', refuseToStart));
+// One address cannot take every descriptor (finished requests or not, HTTP or WebSocket)…
+capConnectionsPerAddress(server, config.limits.connectionsPerClient);
+// …provided the process may open enough of them for the caps to leave room for the others.
+const openFiles = openFileWarning(config);
+if (openFiles) app.logger.warn(openFiles);
 // Requests the HTTP parser rejects get a response with the Error shape, not Node's empty one.
 answerClientErrors(server);
 // Subscriptions over WebSocket share the port and the path (/graphql) with HTTP.

@@ -207,6 +207,8 @@ describe('configuration', () => {
         'RATE_LIMIT_MAX_CLIENTS',
         'BODY_LIMIT_BYTES',
         'REQUEST_TIMEOUT_MS',
+        'HEADERS_TIMEOUT_MS',
+        'MAX_CONNECTIONS_PER_CLIENT',
         'GRAPHQL_MAX_DEPTH',
         'GRAPHQL_MAX_ALIASES',
         'GRAPHQL_MAX_TOKENS',

@@ -1,5 +1,5 @@
 import { DomainError } from '../domain/errors.js';
-import { ClientCounts } from './client-counts.js';
+import { ClientCounts } from '../http/client-counts.js';
 
 /** Who holds a subscription: the token subject, else the peer address (as the rate limit). */
 export interface Subscriber {

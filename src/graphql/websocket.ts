@@ -8,13 +8,14 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import { type TokenVerifier, viewerOf } from '../auth/tokens.js';
 import { anonymous, type Viewer } from '../domain/context.js';
 import { DomainError } from '../domain/errors.js';
+import { peerAddress } from '../http/client-address.js';
+import { ClientCounts } from '../http/client-counts.js';
 import { rawErrorResponse } from '../http/client-error.js';
 import type { AccessLogFields, ClientName } from '../http/env.js';
 import type { Logger } from '../logger.js';
 import type { ClientNames } from '../observability/client-name.js';
 import { clientKey, type RateLimits } from '../rate-limit/middleware.js';
 import { type Handshake, traceHandshake } from '../tracing/http.js';
-import { ClientCounts } from './client-counts.js';
 import type { GraphQLEdge, GraphQLResult } from './yoga.js';
 
 /** The path WebSocket clients connect to: the same as GraphQL over HTTP. */
@@ -84,6 +85,15 @@ function hashOnlyPayloads(key: string, value: unknown): unknown {
  */
 const ALREADY_SUBSCRIBED = parse('subscription { __typename }');
 
+/** How long a connection has to send its `connection_init` (graphql-ws then closes it with 4408). */
+const CONNECTION_INIT_WAIT_MS = 3000;
+
+/**
+ * How long a client has to answer a close the server started before its socket is destroyed. ws
+ * waits 30 s for the answer, and a client that never sends one would hold its socket that long.
+ */
+const CLOSE_GRACE_MS = 1000;
+
 /** The longest a timer may wait (setTimeout's limit); a later expiry is checked again then. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -110,7 +120,7 @@ function contractJson(error: GraphQLError) {
   return { ...json, extensions };
 }
 
-const addressOf = (request: IncomingMessage) => request.socket.remoteAddress ?? 'unknown';
+const addressOf = (request: IncomingMessage) => peerAddress(request.socket);
 
 const isStream = (result: GraphQLResult): result is AsyncIterable<ExecutionResult> =>
   Symbol.asyncIterator in result;
@@ -192,6 +202,12 @@ export function serveWebSockets(server: Server, options: WebSocketOptions): WebS
     handshakes.set(request, handshake);
     sockets.handleUpgrade(request, socket, head, (ws) => {
       handshake.accepted();
+      // A connection closed for a late connection_init whose client stays silent: its socket is
+      // destroyed, not kept until ws gives up waiting for the client's answer to the close.
+      const unanswered = setTimeout(() => {
+        if (ws.readyState === ws.CLOSING) ws.terminate();
+      }, CONNECTION_INIT_WAIT_MS + CLOSE_GRACE_MS);
+      ws.once('close', () => clearTimeout(unanswered));
       sockets.emit('connection', ws, request);
     });
   });
@@ -199,6 +215,7 @@ export function serveWebSockets(server: Server, options: WebSocketOptions): WebS
   useServer<Record<string, unknown>, Connection>(
     {
       subscribe: (args) => args.rootValue as GraphQLResult,
+      connectionInitWaitTimeout: CONNECTION_INIT_WAIT_MS,
       async onConnect(ctx) {
         const header = ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization;
         try {
@@ -324,7 +341,7 @@ export function serveWebSockets(server: Server, options: WebSocketOptions): WebS
       closing = true;
       const open = [...sockets.clients];
       for (const socket of open) socket.close(1001, 'The server is shutting down');
-      // A client that does not answer the close handshake is cut after a second.
+      // A client that does not answer the close handshake is cut after the grace.
       await Promise.race([
         Promise.all(
           open.map((socket) =>
@@ -333,7 +350,7 @@ export function serveWebSockets(server: Server, options: WebSocketOptions): WebS
               : new Promise((resolve) => socket.once('close', resolve)),
           ),
         ),
-        new Promise((resolve) => setTimeout(resolve, 1000).unref()),
+        new Promise((resolve) => setTimeout(resolve, CLOSE_GRACE_MS).unref()),
       ]);
       for (const socket of sockets.clients) socket.terminate();
       await new Promise<void>((resolve) => sockets.close(() => resolve()));

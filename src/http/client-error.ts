@@ -16,9 +16,10 @@ const lingerMs = 2000;
  * - Headers over Node's limit (16 KiB, request line included, so a long URL or query string lands
  *   here too) keep their HTTP status, 431, with their own code: no other code fits, because a
  *   code always comes with the same status and PAYLOAD_TOO_LARGE (413) is about the body.
- * - A request not received within Node's time limits (`headersTimeout`, `requestTimeout`) is the
- *   contract's TIMEOUT: the request ran past its time limit, so it carries TIMEOUT's 503 rather
- *   than HTTP's 408, for which the contract has no code.
+ * - A request not received within Node's time limits (`headersTimeout`, set from
+ *   HEADERS_TIMEOUT_MS, and `requestTimeout`) is the contract's TIMEOUT: the request ran past its
+ *   time limit, so it carries TIMEOUT's 503 rather than HTTP's 408, for which the contract has no
+ *   code.
  * - Anything else the parser rejects (a garbage request line, a bad header, conflicting lengths)
  *   is a malformed request.
  */

@@ -29,6 +29,8 @@ export interface StartOptions {
    * `npm` runs `npm start` itself, as a supervisor would, so `child` is the npm process.
    */
   via?: 'node' | 'npm';
+  /** Runs it under `prlimit --nofile=<n>:<n>`: the open-file limit a service manager may set. */
+  openFileLimit?: number;
 }
 
 /**
@@ -37,13 +39,17 @@ export interface StartOptions {
  */
 export async function startServer(
   env: Record<string, string> = {},
-  { via = 'node' }: StartOptions = {},
+  { via = 'node', openFileLimit }: StartOptions = {},
 ): Promise<ServerProcess> {
   const db = childDatabase();
-  const [command, args]: [string, string[]] =
+  const [program, programArgs]: [string, string[]] =
     via === 'npm'
       ? ['npm', ['start', '--silent']]
       : [process.execPath, [...serverNodeFlags, 'dist/server.js']];
+  // prlimit runs the program in its own process (exec), so `child` is still the server.
+  const [command, args]: [string, string[]] = openFileLimit
+    ? ['prlimit', [`--nofile=${openFileLimit}:${openFileLimit}`, '--', program, ...programArgs]]
+    : [program, programArgs];
   const child = spawn(command, args, {
     cwd: projectRoot,
     env: {
