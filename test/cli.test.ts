@@ -126,11 +126,11 @@ it('npm test hands its arguments to Vitest, which refuses an unknown one in one 
   // What runs after the codegen and the type check, with what npm appends to it.
   const vitest = scripts.test?.split(' && ').at(-1) ?? '';
   expect(vitest).toMatch(/^node test\/vitest-cli\.js run /);
-  const answer = await run([...nodeArgs(vitest), '--no-such-option']);
+  const answer = await run([...nodeArgs(vitest), '--bogus']);
   expect(answer).toMatchObject({
     code: 2,
     stdout: '',
-    stderr: 'test: Unknown option `--no-such-option` (see npm test -- --help)\n',
+    stderr: 'test: Unknown option `--bogus` (see npm test -- --help)\n',
   });
 });
 
