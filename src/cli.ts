@@ -61,8 +61,8 @@ export function fail(command: { name: string }, error: unknown): never {
   process.exit(error instanceof UsageError ? 2 : 1);
 }
 
-/** An npm script takes its arguments after `--`. */
-const argumentsOf = (name: string) => (name.startsWith('npm run ') ? `${name} --` : name);
+/** An npm script (`npm start` too) takes its arguments after `--`: before it, they are npm's. */
+const argumentsOf = (name: string) => (name.startsWith('npm ') ? `${name} --` : name);
 
 function usageLine({ name, synopsis }: { name: string; synopsis: string }): string {
   return synopsis ? `${argumentsOf(name)} ${synopsis}` : name;

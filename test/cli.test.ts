@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -84,11 +85,53 @@ it.each(commands)('%s refuses an unknown option in one line, exit code 2', async
   const answer = await run([...args, '--no-such-option']);
   expect(answer.code).toBe(2);
   expect(answer.stdout).toBe('');
-  const helpHint = name.startsWith('npm run') ? `${name} -- --help` : `${name} --help`;
+  // npm answers `npm start --help` itself: the hint puts the option after `--`.
+  const helpHint = `${name} -- --help`;
   // The script's name, as npm users know it: `token: …`, `start: …`.
   const script = name.split(' ').at(-1);
   expect(answer.stderr).toBe(`${script}: Unknown option '--no-such-option' (see ${helpHint})\n`);
   expect(existsSync(untouched)).toBe(false);
+});
+
+/** `npm -s <args>` in the project, as a user types it; resolves when it exits. */
+function runNpm(args: string[]) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn('npm', ['-s', ...args], {
+      cwd: projectRoot,
+      env: { ...process.env, DATABASE_URL: `file:${untouched}` },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+it('npm start -- <unknown option> points at npm start -- --help, not at npm’s own help', async () => {
+  const answer = await runNpm(['start', '--', '--no-such-option']);
+  expect(answer).toMatchObject({
+    code: 2,
+    stdout: '',
+    stderr: "start: Unknown option '--no-such-option' (see npm start -- --help)\n",
+  });
+  expect(existsSync(untouched)).toBe(false);
+});
+
+it('npm test hands its arguments to Vitest, which refuses an unknown one in one line', async () => {
+  // What runs after the codegen and the type check, with what npm appends to it.
+  const vitest = scripts.test?.split(' && ').at(-1) ?? '';
+  expect(vitest).toMatch(/^node test\/vitest-cli\.js run /);
+  const answer = await run([...nodeArgs(vitest), '--bogus']);
+  expect(answer).toMatchObject({
+    code: 2,
+    stdout: '',
+    stderr: 'test: Unknown option `--bogus` (see npm test -- --help)\n',
+  });
 });
 
 describe.skipIf(database !== 'postgresql' || !databaseAvailable)(

@@ -98,6 +98,12 @@ export async function readUsageTotals(
   }));
 }
 
+/** The first day with a stored count (undefined when there is none). */
+export async function firstUsageDay(db: Db): Promise<number | undefined> {
+  const { _min } = await db.usageCount.aggregate({ _min: { day: true } });
+  return _min.day ?? undefined;
+}
+
 /** Removes the days before `fromDay`; answers how many rows went. */
 export async function forgetUsageBefore(db: Db, fromDay: number): Promise<number> {
   const { count } = await db.usageCount.deleteMany({ where: { day: { lt: fromDay } } });

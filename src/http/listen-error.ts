@@ -7,8 +7,9 @@ export function listenFailure(error: unknown, host: string, port: number): strin
   switch (code) {
     case 'EADDRINUSE':
       return (
+        // No port is named: the next one may be just as busy (another replica, a second run).
         `Port ${port} on ${host} is already in use (another gateway still running?): stop that ` +
-        `process, or set PORT to a free port, e.g. PORT=${port + 1} npm start`
+        'process, or set PORT to a port nothing listens on'
       );
     case 'EADDRNOTAVAIL':
       return (

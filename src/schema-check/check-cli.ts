@@ -1,5 +1,5 @@
 /**
- * `npm run schema:check -- [--base <git ref>] [--usage <file or URL>] [--days 30]`: the gate
+ * `npm run schema:check -- [--base <git ref>] [--usage <file or URL>] [--days 30] …`: the gate
  * against breaking changes of the published interfaces (docs/operations.md).
  */
 import { readFile } from 'node:fs/promises';
@@ -9,14 +9,15 @@ import type { SchemaChange } from './changes.js';
 import { commitOf, defaultBase, fileAt, isRelativeToHead } from './git.js';
 import { graphqlChanges } from './graphql-changes.js';
 import { openApiChanges } from './openapi-changes.js';
-import { loadUsage, usageWithin } from './usage-data.js';
+import { daysCovered, loadUsage, usageWithin } from './usage-data.js';
 
 const SDL = 'schema/schema.graphql';
 const OPENAPI = 'schema/openapi.json';
 
 const command = {
   name: 'npm run schema:check',
-  synopsis: '[--base <git ref>] [--usage <file or URL>] [--days <n>]',
+  synopsis:
+    '[--base <git ref>] [--usage <file or URL>] [--days <n>] [--usage-max-mb <n>] [--usage-timeout <s>]',
   help: `Compares ${SDL} and ${OPENAPI} (as they are in the working tree) with those of a
 base commit, prints every change as breaking, dangerous or safe, and fails (exit code 1) on a
 breaking change, unless what it removes or changes was deprecated in the base and the usage data
@@ -27,7 +28,10 @@ shows no client used it in the last --days days.
                         there is nothing to compare)
   --usage <file|URL>    a usage report, as GET /usage answers it: a file, or the URL of a running
                         gateway's /usage (the token in USAGE_TOKEN, with the admin:read scope)
-  --days <n>            the window of the usage check, in days (default: 30)
+  --days <n>            the window of the usage check, in days (default: 30); a report that
+                        covers fewer days (a younger database) lets no removal through
+  --usage-max-mb <n>    the largest usage report read, file or answer, in MB (default: 64)
+  --usage-timeout <s>   the longest wait for the URL's whole answer, in seconds (default: 30)
   -h, --help            this text
 
 Example: npm run schema:check -- --base origin/main --usage https://gateway.internal/usage`,
@@ -35,6 +39,8 @@ Example: npm run schema:check -- --base origin/main --usage https://gateway.inte
     base: { type: 'string' as const },
     usage: { type: 'string' as const },
     days: { type: 'string' as const, default: '30' },
+    'usage-max-mb': { type: 'string' as const, default: '64' },
+    'usage-timeout': { type: 'string' as const, default: '30' },
   },
 };
 
@@ -71,11 +77,22 @@ function print(verdict: Verdict): void {
   if (verdict.blocked) console.log(`${indent}blocks: ${verdict.blocked}`);
 }
 
+/** An option's whole number, 1 or more. */
+function wholeNumber(option: string, value: string, unit: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1)
+    throw new UsageError(
+      `--${option} must be a whole number of ${unit}, 1 or more, not "${value}"`,
+    );
+  return Number(value);
+}
+
 async function main(): Promise<number> {
   const { values } = parseCommand(command);
-  if (!/^\d+$/.test(values.days) || Number(values.days) < 1)
-    throw new UsageError(`--days must be a whole number of days, 1 or more, not "${values.days}"`);
-  const days = Number(values.days);
+  const days = wholeNumber('days', values.days, 'days');
+  const bounds = {
+    maxBytes: wholeNumber('usage-max-mb', values['usage-max-mb'], 'MB') * 1024 * 1024,
+    timeoutMs: wholeNumber('usage-timeout', values['usage-timeout'], 'seconds') * 1000,
+  };
   const base = values.base ?? defaultBase();
   const commit = commitOf(base);
   if (!commit) {
@@ -87,12 +104,21 @@ async function main(): Promise<number> {
     }
     throw new UsageError(`no commit is named ${base} here`);
   }
-  const usage = values.usage ? await loadUsage(values.usage, process.env.USAGE_TOKEN) : undefined;
+  const usage = values.usage
+    ? await loadUsage(values.usage, process.env.USAGE_TOKEN, bounds)
+    : undefined;
   console.log(`schema:check: ${SDL} and ${OPENAPI} against ${base} (${commit})`);
-  if (usage)
+  if (usage) {
+    const covered = daysCovered(usage);
     console.log(
-      `usage: ${values.usage}, made ${usage.generatedAt}, covering ${usage.from} to ${usage.to}`,
+      `usage: ${values.usage}, made ${usage.generatedAt}, covering ${usage.from} to ${usage.to} (${covered} day(s))`,
     );
+    // Days the report did not record show nothing unused: say so once, before the changes.
+    if (covered < days)
+      console.log(
+        `usage: ${covered} day(s) covered, fewer than --days ${days}: it shows nothing unused, so no removal passes on its ground`,
+      );
+  }
 
   const changes: SchemaChange[] = [];
   const baseSdl = fileAt(commit, SDL);

@@ -16,7 +16,10 @@ const seen = {
  */
 export const UsageReportSchema = z.object({
   generatedAt: z.iso.datetime(),
-  /** The first and last day covered (UTC dates): the retention's days up to today. */
+  /**
+   * The first and last day covered (UTC dates): from the first day the database recorded a use
+   * (at most the retention's days ago; today when it has recorded none) up to today.
+   */
   from: z.iso.date(),
   to: z.iso.date(),
   coordinates: z.array(

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { WWW_AUTHENTICATE } from '../auth/tokens.js';
 import type { Database } from '../db/client.js';
-import { readUsageTotals } from '../db/usage-counts.js';
+import { firstUsageDay, readUsageTotals } from '../db/usage-counts.js';
 import { requireScope } from '../domain/authorization.js';
 import { classifyError, DomainError, validationFailed } from '../domain/errors.js';
 import type { AppEnv } from '../http/env.js';
@@ -41,7 +41,7 @@ function coordinateFilter(values: string[] | undefined): string | undefined {
 
 /**
  * `GET /usage` (scope `admin:read`): which clients used each schema coordinate and REST operation
- * over the days kept, with their versions, counts, first and last seen; `?coordinate=` keeps one.
+ * over the days kept, from the first day this database recorded a use (its coverage), with their versions, counts, first and last seen; `?coordinate=` keeps one.
  * An operator's endpoint beside /metrics, not part of the REST façade (/api) or its OpenAPI
  * document. What this process counted is written first, so that the answer includes it; other
  * replicas' counts arrive with their next write (USAGE_FLUSH_INTERVAL_MS).
@@ -54,8 +54,14 @@ export function usageRoutes({ database, recorder, retentionDays, logger }: Usage
     await recorder.flush();
     const now = Date.now();
     const today = dayOf(now);
-    const fromDay = today - retentionDays + 1;
-    const totals = await readUsageTotals(database.prisma, fromDay, coordinate);
+    const keptFrom = today - retentionDays + 1;
+    const [totals, firstDay] = await Promise.all([
+      readUsageTotals(database.prisma, keptFrom, coordinate),
+      firstUsageDay(database.prisma),
+    ]);
+    // The days before the first recorded one were not seen, not unused: a fresh database covers
+    // today at most, whatever the retention.
+    const fromDay = Math.max(keptFrom, firstDay ?? today);
     return c.json(usageReport(totals, fromDay, today, now), 200, { 'cache-control': 'no-store' });
   });
   routes.all(USAGE_PATH, (c) => {

@@ -214,7 +214,12 @@ describe.runIf(database === 'sqlite')('npm run schema:check', () => {
         '--days',
         '60',
       ]);
-      expect(tooShort.stdout).toContain('the usage report covers only the days since');
+      expect(tooShort.stdout).toContain(
+        'usage: 30 day(s) covered, fewer than --days 60: it shows nothing unused, so no removal passes on its ground',
+      );
+      expect(tooShort.stdout).toMatch(
+        /blocks: deprecated in the base, but the usage report covers only 30 day\(s\), since \d{4}-\d\d-\d\d, not the last 60$/m,
+      );
       expect(tooShort.code).toBe(1);
     });
   });
@@ -272,9 +277,23 @@ describe.runIf(database === 'sqlite' && databaseAvailable)(
       expect(denied.code).toBe(2);
       expect(denied.stderr).toContain('answered 401 (set USAGE_TOKEN to a token with admin:read)');
 
-      const unused = await schemaCheck(repo.dir, ['--base', 'HEAD', '--usage', url], {
+      // The test's database was made with this file: it covers today alone.
+      const young = await schemaCheck(repo.dir, ['--base', 'HEAD', '--usage', url], {
         USAGE_TOKEN: token,
       });
+      expect(young.stdout).toContain(
+        'usage: 1 day(s) covered, fewer than --days 30: it shows nothing unused, so no removal passes on its ground',
+      );
+      expect(young.stdout).toMatch(
+        /^breaking +rest +remove +GET \/pets\/\{petId\}: .*\n +blocks: deprecated in the base, but the usage report covers only 1 day\(s\), since \d{4}-\d\d-\d\d, not the last 30$/m,
+      );
+      expect(young.code).toBe(1);
+
+      const unused = await schemaCheck(
+        repo.dir,
+        ['--base', 'HEAD', '--usage', url, '--days', '1'],
+        { USAGE_TOKEN: token },
+      );
       expect(unused.stdout).toMatch(
         /^breaking +rest +remove +GET \/pets\/\{petId\}: .*\n +allowed: /m,
       );
@@ -285,13 +304,111 @@ describe.runIf(database === 'sqlite' && databaseAvailable)(
           headers: { 'graphql-client-name': 'legacy-shop' },
         }),
       );
-      const used = await schemaCheck(repo.dir, ['--base', 'HEAD', '--usage', url], {
+      const used = await schemaCheck(repo.dir, ['--base', 'HEAD', '--usage', url, '--days', '1'], {
         USAGE_TOKEN: token,
       });
       expect(used.stdout).toMatch(
-        /blocks: deprecated in the base, but used in the last 30 days by legacy-shop/,
+        /blocks: deprecated in the base, but used in the last 1 days by legacy-shop/,
       );
       expect(used.code).toBe(1);
     });
   },
 );
+
+/** A local server answering every request with `answer`; closed (its connections too) after. */
+function localServer(answer: import('node:http').RequestListener) {
+  let server: import('node:http').Server | undefined;
+  beforeAll(async () => {
+    const { createServer } = await import('node:http');
+    server = createServer(answer);
+    await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+  });
+  afterAll(async () => {
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve));
+  });
+  return () => {
+    const address = server?.address();
+    return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/usage`;
+  };
+}
+
+describe.runIf(database === 'sqlite')('npm run schema:check --usage, bounded', () => {
+  const repo = checkout();
+  beforeAll(() => repo.commit({ sdl, openApi }, 'base'));
+  afterAll(() => repo.remove());
+  const check = (usage: string, ...bounds: string[]) =>
+    schemaCheck(repo.dir, ['--base', 'HEAD', '--usage', usage, ...bounds]);
+  const hint = ' (see npm run schema:check -- --help)\n';
+
+  // An endless body: 64 KB at a time while the reader reads, 64 MB at most.
+  const endless = localServer((_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/json' });
+    const chunk = Buffer.alloc(64 * 1024, ' ');
+    let left = 1024;
+    const pump = () => {
+      while (left > 0 && !response.destroyed) {
+        left--;
+        if (!response.write(chunk)) return void response.once('drain', pump);
+      }
+      response.end();
+    };
+    pump();
+  });
+  // Never answers; or sends its headers and the start of a body, then nothing.
+  const silent = localServer((request, response) => {
+    if (request.url?.endsWith('?partly')) response.writeHead(200).write('{');
+  });
+
+  it('stops reading a URL’s body at --usage-max-mb, in one line naming the bound', async () => {
+    const result = await check(endless(), '--usage-max-mb', '1');
+    expect(result).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: `schema:check: --usage ${endless()} answered more than 1 MB (--usage-max-mb): not a usage report, or raise the bound${hint}`,
+    });
+  });
+
+  it('gives up on a URL that does not answer in full within --usage-timeout', async () => {
+    for (const url of [silent(), `${silent()}?partly`]) {
+      const result = await check(url, '--usage-timeout', '1');
+      expect(result).toMatchObject({
+        code: 2,
+        stdout: '',
+        stderr: `schema:check: --usage ${url} did not answer in full within 1 s (--usage-timeout)${hint}`,
+      });
+    }
+  });
+
+  it('refuses a file that is not a regular one, larger than --usage-max-mb, or missing', async () => {
+    const large = join(repo.dir, 'large.json');
+    writeFileSync(large, Buffer.alloc(2 * 1024 * 1024, ' '));
+    const missing = join(repo.dir, 'missing.json');
+    const answers = await Promise.all([
+      check('/dev/zero'),
+      check(large, '--usage-max-mb', '1'),
+      check(missing),
+    ]);
+    expect(answers.map(({ code, stdout, stderr }) => ({ code, stdout, stderr }))).toEqual([
+      {
+        code: 2,
+        stdout: '',
+        stderr: `schema:check: --usage /dev/zero is not a regular file${hint}`,
+      },
+      {
+        code: 2,
+        stdout: '',
+        stderr: `schema:check: --usage ${large} is larger than 1 MB (--usage-max-mb): not a usage report, or raise the bound${hint}`,
+      },
+      { code: 2, stdout: '', stderr: `schema:check: --usage ${missing}: no such file${hint}` },
+    ]);
+  });
+
+  it('refuses bounds that are not whole numbers', async () => {
+    const result = await check('/dev/zero', '--usage-timeout', '0');
+    expect(result).toMatchObject({
+      code: 2,
+      stderr: `schema:check: --usage-timeout must be a whole number of seconds, 1 or more, not "0"${hint}`,
+    });
+  });
+});

@@ -191,12 +191,38 @@ describeDb('usage by client', () => {
     expect(wrongMethod.status).toBe(405);
     expect(wrongMethod.headers.get('allow')).toBe('GET, HEAD');
   });
+});
 
-  it('reports the days it covers: the retention up to today', async () => {
+describeDb('the days a usage report covers', () => {
+  const app = useTestApp();
+  const DAY_MS = 86_400_000;
+  const dayAgo = (days: number) => new Date(Date.now() - days * DAY_MS).toISOString().slice(0, 10);
+  /** A stored count `days` ago, as a replica's write leaves it. */
+  const countedDaysAgo = (days: number) =>
+    app().database.prisma.usageCount.create({
+      data: {
+        day: Math.floor(Date.now() / DAY_MS) - days,
+        api: 'rest',
+        coordinate: `getPetById`,
+        clientName: 'web',
+        clientVersion: `${days}`,
+        count: 1n,
+        firstSeen: BigInt(Date.now() - days * DAY_MS),
+        lastSeen: BigInt(Date.now() - days * DAY_MS),
+      },
+    });
+
+  it('covers today alone on a fresh database, whatever the retention', async () => {
     const { body } = await usage(app());
-    const today = new Date().toISOString().slice(0, 10);
-    const from = new Date(Date.now() - 29 * 86_400_000).toISOString().slice(0, 10);
-    expect(body).toMatchObject({ generatedAt: expect.any(String), from, to: today });
+    expect(body).toMatchObject({ generatedAt: expect.any(String), from: dayAgo(0), to: dayAgo(0) });
+  });
+
+  it('covers from the first day it recorded a use, at most the retention (30 days)', async () => {
+    await countedDaysAgo(3);
+    expect((await usage(app())).body).toMatchObject({ from: dayAgo(3), to: dayAgo(0) });
+    // A day past the retention, not yet deleted: the report still covers only the days it keeps.
+    await countedDaysAgo(40);
+    expect((await usage(app())).body).toMatchObject({ from: dayAgo(29), to: dayAgo(0) });
   });
 });
 
