@@ -13,17 +13,40 @@ import { perOperation } from './operation.js';
 const introspectionFields = new Set(['__schema', '__type', '__typename']);
 
 /**
- * Whether a query asks for nothing but introspection: each of its root selections is `__schema`,
- * `__type` or `__typename`. The schema does not change while the process runs, so such a query's
- * answer depends on its document, operation name and variables alone.
+ * The variables a query declares, when it asks for nothing but introspection (each of its root
+ * selections is `__schema`, `__type` or `__typename`); else undefined. The schema does not change
+ * while the process runs, so such a query's answer depends on its document, operation name and the
+ * values of those variables alone.
  */
-const introspectionOnly = perOperation(
+const introspectionVariables = perOperation(
   (_schema: GraphQLSchema, _document: DocumentNode, operation: OperationDefinitionNode) =>
     operation.operation === 'query' &&
     operation.selectionSet.selections.every(
       (selection) => selection.kind === Kind.FIELD && introspectionFields.has(selection.name.value),
-    ),
+    )
+      ? (operation.variableDefinitions ?? []).map((definition) => definition.variable.name.value)
+      : undefined,
 );
+
+/**
+ * The key of an answer: its document, operation name and declared variables' values. Introspection
+ * takes only names and flags, so a value of any other kind (which execution refuses anyway) makes
+ * no key; the request's other variables, however large or deep, are not read.
+ */
+function keyOf(
+  document: number,
+  operationName: string | null | undefined,
+  names: readonly string[],
+  values: Readonly<Record<string, unknown>> | undefined,
+): string | undefined {
+  let key = `${document}\u0000${operationName ?? ''}`;
+  for (const name of names) {
+    const value = values?.[name];
+    if (value !== undefined && value !== null && typeof value === 'object') return undefined;
+    key += `\u0000${name}=${typeof value === 'string' ? JSON.stringify(value) : String(value)}`;
+  }
+  return key;
+}
 
 /** What an answer is estimated to hold on the heap: its objects take about four times its JSON. */
 const answerBytes = (key: string, json: string) => 2 * key.length + 4 * json.length;
@@ -68,8 +91,11 @@ export function introspectionAnswers({
   };
   return {
     onExecute({ args, executeFn, setExecuteFn }) {
-      if (maxBytes === 0 || !introspectionOnly(schema, args.document, args.operationName)) return;
-      const key = `${idOf(args.document)}\u0000${args.operationName ?? ''}\u0000${JSON.stringify(args.variableValues ?? {})}`;
+      if (maxBytes === 0) return;
+      const names = introspectionVariables(schema, args.document, args.operationName);
+      if (!names) return;
+      const key = keyOf(idOf(args.document), args.operationName, names, args.variableValues);
+      if (key === undefined) return;
       const answer = kept.get(key);
       if (answer) {
         answers.inc({ source: 'memory' });
