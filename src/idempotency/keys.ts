@@ -11,7 +11,7 @@ import { type RawSql, type RunStatement, rawSqlJoining } from '../db/raw-sql.js'
 import { rawSqlIn, type Tx } from '../db/transaction.js';
 import type { Change, ChangeFeed } from '../domain/changes.js';
 import type { Viewer } from '../domain/context.js';
-import { DomainError, validationFailed } from '../domain/errors.js';
+import { DomainError, retryAfter, validationFailed } from '../errors/catalogue.js';
 import type { Logger } from '../logger.js';
 
 export type { RecordedResponse };
@@ -65,6 +65,7 @@ export class KeyInFlight extends DomainError {
     super(
       'IDEMPOTENCY_KEY_IN_FLIGHT',
       `The first request with this ${IDEMPOTENCY_KEY} is still running; retry after ${retryAfterSeconds} s to get its response`,
+      retryAfter(retryAfterSeconds),
     );
   }
 }
