@@ -106,10 +106,6 @@ export class DomainError extends Error implements ContractError {
     this.status = errorStatus[code];
     this.headers = headers ?? (code === 'UNAUTHENTICATED' ? challenge : noHeaders);
   }
-
-  toBody(): ErrorBody {
-    return bodyOf(this);
-  }
 }
 
 /** The Error shape of a contract error: the one place its fields are put together. */

@@ -61,7 +61,7 @@ export function fingerprint(...parts: readonly (string | Uint8Array)[]): string 
 
 /** 409 IDEMPOTENCY_KEY_IN_FLIGHT, with the seconds to wait (the Retry-After header). */
 export class KeyInFlight extends DomainError {
-  constructor(readonly retryAfterSeconds: number) {
+  constructor(retryAfterSeconds: number) {
     super(
       'IDEMPOTENCY_KEY_IN_FLIGHT',
       `The first request with this ${IDEMPOTENCY_KEY} is still running; retry after ${retryAfterSeconds} s to get its response`,
