@@ -18,7 +18,7 @@ import { migrate } from './db/migrate.js';
 import { seedSampleData } from './db/seed.js';
 import { createSharedReads } from './db/shared-reads.js';
 import type { ChangeFeed } from './domain/changes.js';
-import { clipText, DomainError } from './domain/errors.js';
+import { clipText, DomainError, methodNotAllowed } from './errors/catalogue.js';
 import { loadPersistedManifest } from './graphql/persisted.js';
 import { Subscriptions } from './graphql/subscriptions.js';
 import { serveWebSockets, type WebSocketTransport } from './graphql/websocket.js';
@@ -261,8 +261,7 @@ function routes(options: RoutesOptions): Hono<AppEnv> {
   app.all('/graphql', (c) =>
     errorResponse(
       c,
-      new DomainError('METHOD_NOT_ALLOWED', clip(`${c.req.method} is not allowed on /graphql`)),
-      { allow: 'GET, POST, OPTIONS' },
+      methodNotAllowed(clip(`${c.req.method} is not allowed on /graphql`), 'GET, POST, OPTIONS'),
     ),
   );
   app.notFound((c) =>

@@ -4,7 +4,7 @@ import { createApp } from './app.js';
 import { mintDevelopmentToken } from './auth/dev-secret.js';
 import { parseCommand } from './cli.js';
 import { ConfigError, loadConfig, loadDotEnv } from './config.js';
-import { classifyError } from './domain/errors.js';
+import { classifyError } from './errors/classify.js';
 import { answerClientErrors } from './http/client-error.js';
 import { closeServer, withConnectionClose } from './http/close-server.js';
 import { capConnectionsPerAddress, headersTimeoutOptions } from './http/connections.js';
@@ -49,7 +49,7 @@ try {
 // endpoint no OpenTelemetry module is even loaded.
 const tracing = config.tracing
   ? await (await import('./tracing/sdk.js')).startTracing({
-      classify: (error) => classifyError(error).body,
+      classify: (error) => classifyError(error).error,
       warn: (message) => console.error(`tracing: ${message}`),
     })
   : undefined;

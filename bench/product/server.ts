@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { classifyError } from '../../src/domain/errors.js';
+import { classifyError } from '../../src/errors/classify.js';
 import { releaseStartMemory } from '../../src/start-memory.js';
 import { answerHarness } from '../ipc.js';
 
@@ -17,7 +17,7 @@ const env = JSON.parse(process.argv[2] ?? '{}') as Record<string, string>;
 const config = loadConfig({ ...env, ...otelVariables(process.env) });
 if (config.tracing) {
   const { startTracing } = await import('../../src/tracing/sdk.js');
-  await startTracing({ classify: (error) => classifyError(error).body, warn: console.error });
+  await startTracing({ classify: (error) => classifyError(error).error, warn: console.error });
 }
 const app = await createApp(config);
 

@@ -1,7 +1,7 @@
 import { createRemoteJWKSet, type JWTPayload, jwtVerify, SignJWT } from 'jose';
 import { LRUCache } from 'lru-cache';
 import { anonymous, type Viewer } from '../domain/context.js';
-import { DomainError } from '../domain/errors.js';
+import { DomainError } from '../errors/catalogue.js';
 
 export interface AuthSettings {
   /** HS256 shared secret; used when no JWKS URL is set. */
@@ -13,9 +13,6 @@ export interface AuthSettings {
   /** What the verified tokens kept for their next request may take, in bytes. */
   readonly tokenCacheBytes: number;
 }
-
-/** The `WWW-Authenticate` challenge sent with every 401. */
-export const WWW_AUTHENTICATE = 'Bearer realm="petstore"';
 
 export type TokenVerifier = (token: string) => Promise<Viewer>;
 

@@ -1,6 +1,6 @@
 import type { EventRow, StoredEvent } from '../db/change-events.js';
 import type { Change, ChangeKind } from '../domain/changes.js';
-import { DomainError, validationFailed } from '../domain/errors.js';
+import { DomainError, validationFailed } from '../errors/catalogue.js';
 
 /** A committed change as the outbox delivers it: its place in the one order of events. */
 export interface ChangeEvent {

@@ -1,5 +1,5 @@
+import { DomainError } from '../errors/catalogue.js';
 import type { Viewer } from './context.js';
-import { DomainError } from './errors.js';
 
 /** The OAuth-style scopes a token's `scope` claim can grant. */
 export const scopes = [

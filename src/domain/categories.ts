@@ -1,8 +1,8 @@
 import { isPrismaError } from '../db/errors.js';
+import { DomainError } from '../errors/catalogue.js';
 import { domainOperation } from '../tracing/hooks.js';
 import { requireScope } from './authorization.js';
 import type { DomainContext } from './context.js';
-import { DomainError } from './errors.js';
 import { parseId } from './ids.js';
 import { optionalText, requiredText } from './validation.js';
 import { type IfVersion, nextVersion, writeVersioned } from './versions.js';

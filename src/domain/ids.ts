@@ -1,4 +1,4 @@
-import { validationFailed } from './errors.js';
+import { validationFailed } from '../errors/catalogue.js';
 
 export const MAX_ID = 9_223_372_036_854_775_807n;
 

@@ -1,4 +1,4 @@
-import { DomainError } from './errors.js';
+import { DomainError } from '../errors/catalogue.js';
 
 /** The resources a path or an argument names by id. */
 export type Resource = 'pet' | 'category' | 'order';

@@ -1,11 +1,11 @@
 import * as batchReads from '../db/batch-reads.js';
 import { type Placed, placeOrderPostgres, placeOrderSqlite } from '../db/place-order.js';
+import { DomainError } from '../errors/catalogue.js';
 import type { Prisma } from '../generated/sqlite/client.js';
 import { domainOperation } from '../tracing/hooks.js';
 import { requireScope } from './authorization.js';
 import type { Change } from './changes.js';
 import type { DomainContext } from './context.js';
-import { DomainError } from './errors.js';
 import { parseId } from './ids.js';
 import { type Page, pageArgs } from './paging.js';
 import { integerInRange, optionalDateTime } from './validation.js';

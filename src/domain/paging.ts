@@ -1,4 +1,4 @@
-import { validationFailed } from './errors.js';
+import { validationFailed } from '../errors/catalogue.js';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;

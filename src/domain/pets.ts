@@ -1,12 +1,12 @@
 import * as batchReads from '../db/batch-reads.js';
 import { isPrismaError } from '../db/errors.js';
 import type { Queries } from '../db/transaction.js';
+import { DomainError, validationFailed } from '../errors/catalogue.js';
 import type { Prisma } from '../generated/sqlite/client.js';
 import { domainOperation } from '../tracing/hooks.js';
 import { requireScope } from './authorization.js';
 import type { Change } from './changes.js';
 import type { DomainContext } from './context.js';
-import { DomainError, validationFailed } from './errors.js';
 import { parseId } from './ids.js';
 import { type Page, pageArgs } from './paging.js';
 import { requiredText } from './validation.js';

@@ -1,4 +1,4 @@
-import { validationFailed } from './errors.js';
+import { validationFailed } from '../errors/catalogue.js';
 
 /** A JSON object (not an array, not null): what a request body or its parameters must be. */
 export function isRecord(value: unknown): value is Record<string, unknown> {

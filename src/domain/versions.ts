@@ -1,4 +1,4 @@
-import { DomainError } from './errors.js';
+import { DomainError } from '../errors/catalogue.js';
 import { notFound, type Resource } from './not-found.js';
 
 /** Some versions of a resource: `*`, any (that it exists), or these. */

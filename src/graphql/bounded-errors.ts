@@ -1,6 +1,7 @@
 import { type ExecutionResult, GraphQLError, validate } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
-import { clipText, type ErrorBounds } from '../domain/errors.js';
+import { clipText, type ErrorBounds } from '../errors/catalogue.js';
+import { standInError } from '../errors/graphql.js';
 import { copyWith } from './copy-with.js';
 
 /** An error whose message and locations fit the bounds: itself when it fits already. */
@@ -34,11 +35,10 @@ class ValidationStopped extends GraphQLError {
  */
 function leftOut(left: readonly GraphQLError[]): GraphQLError {
   const count = left.length;
-  const { code, status } = (left[0] as GraphQLError).extensions;
   const atLeast = left[count - 1] instanceof ValidationStopped ? 'At least ' : '';
-  return new GraphQLError(
+  return standInError(
     `${atLeast}${count} more ${count === 1 ? 'error was' : 'errors were'} left out${leftOutEnd}`,
-    { extensions: { code, status } },
+    left[0] as GraphQLError,
   );
 }
 

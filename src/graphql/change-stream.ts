@@ -1,6 +1,6 @@
 import { type ChangeEvent, cursorOf, parseCursor } from '../changes/event.js';
 import type { Change } from '../domain/changes.js';
-import { DomainError } from '../domain/errors.js';
+import { DomainError } from '../errors/catalogue.js';
 import { inLinkedSpan } from '../tracing/hooks.js';
 import type { GraphQLContext } from './context.js';
 

@@ -1,5 +1,7 @@
 import type { DocumentNode, ExecutionResult, GraphQLError, GraphQLSchema } from 'graphql';
-import { createGraphQLError, isAsyncIterable, type Plugin } from 'graphql-yoga';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import { retryAfter } from '../errors/catalogue.js';
+import { refuse } from '../errors/graphql.js';
 import type { CostAccount, CostBudgetStatus } from '../http/env.js';
 import { copyWith } from './copy-with.js';
 import { resolvedCost } from './cost.js';
@@ -34,13 +36,7 @@ function rateLimited(points: number, status: CostBudgetStatus, retryAfterSeconds
       ? `This request costs ${points} points, more than the whole budget of ${status.maximumAvailable} a minute; ask for smaller pages or fewer nested lists`
       : `This request costs ${points} points and the budget holds ${status.currentlyAvailable} now ` +
         `(it refills at ${status.restoreRate} a second); try again in ${retryAfterSeconds} s`;
-  return createGraphQLError(message, {
-    extensions: {
-      code: 'RATE_LIMITED',
-      status: 429,
-      http: { status: 429, headers: { 'Retry-After': String(retryAfterSeconds) } },
-    },
-  });
+  return refuse('RATE_LIMITED', message, retryAfter(retryAfterSeconds));
 }
 
 function withReport<Result extends ExecutionResult>(result: Result, report: CostReport): Result {
@@ -99,7 +95,7 @@ export function demandControl(schema: GraphQLSchema): Plugin<DemandContext> {
     context: DemandContext,
     account: CostAccount,
     requested: number,
-    refuse: (error: GraphQLError) => void,
+    stop: (error: GraphQLError) => void,
   ) => {
     // The operations of a batch take from what the batch paid, and pay only what is missing.
     const fromBatch = Math.min(requested, context.prepaid?.left ?? 0);
@@ -108,7 +104,7 @@ export function demandControl(schema: GraphQLSchema): Plugin<DemandContext> {
     if (missing > 0) {
       const charged = await account.charge(missing);
       if (!charged.allowed) {
-        refuse(rateLimited(requested, charged.status, charged.retryAfterSeconds));
+        stop(rateLimited(requested, charged.status, charged.retryAfterSeconds));
         if (fromBatch > 0) await account.refund(fromBatch);
         return fromBatch;
       }
@@ -158,8 +154,8 @@ export function demandControl(schema: GraphQLSchema): Plugin<DemandContext> {
         context.executed = { charged: requested, document };
         return;
       }
-      const refuse = (error: GraphQLError) => setResultAndStopExecution({ errors: [error] });
-      return charge(context, account, requested, refuse).then((refused) => {
+      const stop = (error: GraphQLError) => setResultAndStopExecution({ errors: [error] });
+      return charge(context, account, requested, stop).then((refused) => {
         if (refused === undefined) context.executed = { charged: requested, document };
       });
     },

@@ -2,7 +2,7 @@ import type { DocumentNode, validate } from 'graphql';
 import { Parser } from 'graphql/language/parser.js';
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
-import { refuseOperation } from './request-errors.js';
+import { refuseOperation } from '../errors/graphql.js';
 
 /**
  * Parses a document, at most `maxTokens` tokens of it: a longer one is QUERY_TOO_COMPLEX, found by

@@ -6,9 +6,10 @@ import {
   type SelectionSetNode,
   Source,
 } from 'graphql';
-import { createGraphQLError, type Plugin } from 'graphql-yoga';
+import type { Plugin } from 'graphql-yoga';
 import { createSharedReads } from '../db/shared-reads.js';
-import { type ErrorBounds, type ErrorCode, errorStatus } from '../domain/errors.js';
+import { type ErrorBounds, type ErrorCode, errorStatus } from '../errors/catalogue.js';
+import { refuse } from '../errors/graphql.js';
 import { jsonText } from '../idempotency/json-text.js';
 import {
   fingerprint,
@@ -27,7 +28,6 @@ import type { GraphQLContext } from './context.js';
 import { errorCodeOf } from './errors.js';
 import { createLoaders } from './loaders.js';
 import { operationOf } from './operation.js';
-import { refuse } from './request-errors.js';
 import { requiredScopes } from './required-scopes.js';
 
 /** The fields a selection set selects at its top, through fragments. */
@@ -226,16 +226,7 @@ export function idempotentMutations(keys: Idempotency, answering: Answering): Pl
       begun = await keys.begin(owner, key, print);
     } catch (error) {
       if (error instanceof KeyInFlight) {
-        throw createGraphQLError(error.message, {
-          extensions: {
-            code: error.code,
-            status: error.status,
-            http: {
-              status: error.status,
-              headers: { 'Retry-After': String(error.retryAfterSeconds) },
-            },
-          },
-        });
+        throw refuse(error.code, error.message, error.headers);
       }
       if (error instanceof Error && 'code' in error && error.code === 'IDEMPOTENCY_KEY_REUSED')
         throw refuse('IDEMPOTENCY_KEY_REUSED', error.message);

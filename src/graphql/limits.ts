@@ -3,9 +3,9 @@ import type { DocumentNode, GraphQLError, GraphQLSchema } from 'graphql';
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import type { Limits } from '../config.js';
 import { isRecord } from '../domain/validation.js';
+import { refuseOperation } from '../errors/graphql.js';
 import { noteOperationCost } from '../tracing/graphql.js';
 import { costModel, operationEstimate } from './cost.js';
-import { refuseOperation } from './request-errors.js';
 import type { ListSizes, ListSizesContext } from './unpaged-lists.js';
 
 const tooComplex = (message: string) => refuseOperation('QUERY_TOO_COMPLEX', message);

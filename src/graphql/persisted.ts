@@ -4,7 +4,7 @@ import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import { ConfigError } from '../config.js';
 import { isRecord } from '../domain/validation.js';
-import { refuse, refuseOperation } from './request-errors.js';
+import { refuse, refuseOperation } from '../errors/graphql.js';
 
 /** A persisted-operations manifest: document by hash, as GraphQL Code Generator writes it. */
 export type PersistedManifest = ReadonlyMap<string, string>;

@@ -1,30 +1,7 @@
 import { GraphQLError } from 'graphql';
-import { createGraphQLError, type Plugin } from 'graphql-yoga';
-import { type ErrorCode, errorStatus } from '../domain/errors.js';
+import type { Plugin } from 'graphql-yoga';
 import { isRecord } from '../domain/validation.js';
-import { requestError } from './errors.js';
-
-/**
- * A request that is not well formed (a body Yoga cannot read, parameters of the wrong shape): the
- * contract's code, and its status as the HTTP one whatever the response's media type.
- */
-export function refuse(code: ErrorCode, message: string): GraphQLError {
-  const status = errorStatus[code];
-  return createGraphQLError(message, { extensions: { code, status, http: { status } } });
-}
-
-/**
- * A GraphQL request error of a well-formed request (its document or its operation breaks a rule:
- * a limit, the persisted operations). One status rule for all of them, GraphQL over HTTP's, like
- * GraphQL's own parse and validation errors: the 4xx under `application/graphql-response+json`,
- * 200 under `application/json` and in an event stream (where graphql-sse clients read it).
- */
-export function refuseOperation(code: ErrorCode, message: string): GraphQLError {
-  const status = errorStatus[code];
-  return createGraphQLError(message, {
-    extensions: { code, status, http: { status, spec: true } },
-  });
-}
+import { documentError, refuse } from '../errors/graphql.js';
 
 /** What is wrong with one operation of a request body, in words a person can act on. */
 function operationProblem(params: unknown): string | undefined {
@@ -95,12 +72,12 @@ export const documentErrorCodes: Plugin = {
     () =>
     ({ result, replaceParseResult }) => {
       if (result instanceof GraphQLError)
-        replaceParseResult(requestError(result, 'GRAPHQL_PARSE_FAILED'));
+        replaceParseResult(documentError(result, 'GRAPHQL_PARSE_FAILED'));
     },
   onValidate:
     () =>
     ({ result, setResult }) => {
       if (result.length > 0)
-        setResult(result.map((error) => requestError(error, 'GRAPHQL_VALIDATION_FAILED')));
+        setResult(result.map((error) => documentError(error, 'GRAPHQL_VALIDATION_FAILED')));
     },
 };

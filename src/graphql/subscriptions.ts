@@ -1,4 +1,4 @@
-import { DomainError } from '../domain/errors.js';
+import { DomainError } from '../errors/catalogue.js';
 import { ClientCounts } from '../http/client-counts.js';
 
 /** Who holds a subscription: the token subject, else the peer address (as the rate limit). */

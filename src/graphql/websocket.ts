@@ -7,10 +7,15 @@ import { useServer } from 'graphql-ws/use/ws';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { type TokenVerifier, viewerOf } from '../auth/tokens.js';
 import { anonymous, type Viewer } from '../domain/context.js';
-import { DomainError } from '../domain/errors.js';
+import {
+  DomainError,
+  type ErrorHeaders,
+  methodNotAllowed,
+  rateLimited,
+} from '../errors/catalogue.js';
+import { rawErrorAnswer } from '../errors/socket.js';
 import { peerAddress } from '../http/client-address.js';
 import { ClientCounts } from '../http/client-counts.js';
-import { rawErrorResponse } from '../http/client-error.js';
 import type { AccessLogFields, ClientName } from '../http/env.js';
 import type { Logger } from '../logger.js';
 import type { ClientNames } from '../observability/client-name.js';
@@ -125,10 +130,10 @@ const addressOf = (request: IncomingMessage) => peerAddress(request.socket);
 const isStream = (result: GraphQLResult): result is AsyncIterable<ExecutionResult> =>
   Symbol.asyncIterator in result;
 
-/** A refused upgrade: the contract's error, and the headers that say what would be accepted. */
+/** A refused upgrade: the contract's error, and headers of the handshake's own. */
 interface Refusal {
   error: DomainError;
-  headers?: Record<string, string>;
+  headers?: ErrorHeaders;
 }
 
 /**
@@ -137,8 +142,7 @@ interface Refusal {
  */
 function handshakeRefusal(reason: string): Refusal {
   if (reason === 'Invalid HTTP method') {
-    const error = new DomainError('METHOD_NOT_ALLOWED', 'A WebSocket upgrade is a GET request');
-    return { error, headers: { Allow: 'GET' } };
+    return { error: methodNotAllowed('A WebSocket upgrade is a GET request', 'GET') };
   }
   const error = new DomainError('MALFORMED_REQUEST', `Not a valid WebSocket upgrade: ${reason}`);
   // RFC 6455: a server refusing the client's version says which one it speaks.
@@ -149,9 +153,9 @@ function handshakeRefusal(reason: string): Refusal {
 
 /** Answers an upgrade this server does not take with the Error shape, and closes the socket. */
 function refuseUpgrade(socket: Duplex, handshake: Handshake, { error, headers }: Refusal): void {
-  if (socket.writable) socket.end(rawErrorResponse(error, headers));
+  if (socket.writable) socket.end(rawErrorAnswer(error, headers));
   else socket.destroy();
-  handshake.refused(error.toBody());
+  handshake.refused(error);
 }
 
 /**
@@ -190,14 +194,7 @@ export function serveWebSockets(server: Server, options: WebSocketOptions): WebS
     // The upgrade is a request of its address (the token comes later, in connection_init).
     const window = await limits.requests?.count(clientKey(anonymous, addressOf(request)));
     if (window?.refused) {
-      const error = new DomainError(
-        'RATE_LIMITED',
-        'Too many requests; wait for Retry-After seconds and try again',
-      );
-      return refuseUpgrade(socket, handshake, {
-        error,
-        headers: { 'Retry-After': String(window.resetSeconds) },
-      });
+      return refuseUpgrade(socket, handshake, { error: rateLimited(window.resetSeconds) });
     }
     handshakes.set(request, handshake);
     sockets.handleUpgrade(request, socket, head, (ws) => {

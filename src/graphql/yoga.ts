@@ -17,7 +17,7 @@ import { countCategories } from '../domain/categories.js';
 import { type ChangeFeed, readOnly } from '../domain/changes.js';
 import type { Viewer } from '../domain/context.js';
 import { anonymous } from '../domain/context.js';
-import { DomainError } from '../domain/errors.js';
+import { DomainError } from '../errors/catalogue.js';
 import type { Deadline } from '../http/deadline.js';
 import type { AccessLogFields, ClientName, CostAccount, UsageNote } from '../http/env.js';
 import { renderGraphiQLPage } from '../http/graphiql.js';

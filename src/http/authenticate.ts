@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler, Next } from 'hono';
-import { type TokenVerifier, viewerOf, WWW_AUTHENTICATE } from '../auth/tokens.js';
+import { type TokenVerifier, viewerOf } from '../auth/tokens.js';
 import { anonymous } from '../domain/context.js';
-import { DomainError } from '../domain/errors.js';
+import { bearerChallenge, DomainError } from '../errors/catalogue.js';
 import type { AppEnv } from './env.js';
 import { errorResponse } from './error-response.js';
 import { requestHeader } from './request-header.js';
@@ -46,4 +46,4 @@ export function refuseInvalidToken(): MiddlewareHandler<AppEnv> {
 }
 
 const refusal = (c: Context<AppEnv>, error: DomainError) =>
-  errorResponse(c, error, { 'WWW-Authenticate': `${WWW_AUTHENTICATE}, error="invalid_token"` });
+  errorResponse(c, error, bearerChallenge('invalid_token'));

@@ -1,2 +1,2 @@
-/** The content type of every JSON answer, on both edges: with its charset, as RFC 8259 writes it. */
-export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+// Defined with the error renderers, which sit below HTTP (src/errors/rest.ts).
+export { JSON_CONTENT_TYPE } from '../errors/rest.js';

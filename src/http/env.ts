@@ -1,5 +1,5 @@
 import type { Viewer } from '../domain/context.js';
-import type { DomainError } from '../domain/errors.js';
+import type { DomainError } from '../errors/catalogue.js';
 import type { Deadline } from './deadline.js';
 
 /**

@@ -1,31 +1,26 @@
 import type { Context } from 'hono';
-import { DomainError, type ErrorCode } from '../domain/errors.js';
+import type { ContractError } from '../errors/catalogue.js';
+import { graphqlErrorAnswer } from '../errors/graphql.js';
+import { restErrorAnswer } from '../errors/rest.js';
 import { recordFailure } from '../tracing/hooks.js';
 import { noteErrorCode } from './access-log-fields.js';
-import { JSON_CONTENT_TYPE } from './content-type.js';
 import type { AppEnv } from './env.js';
-import { graphqlErrorResponse } from './graphql-error-response.js';
 
 /**
  * An error answered before either edge runs (token, rate limit, time limit, size). On /graphql it
- * has the GraphQL shape (`errors[].extensions.code/status`), elsewhere the contract's Error shape.
+ * has the GraphQL shape (`errors[].extensions.code/status`), elsewhere the contract's Error shape;
+ * the headers of its code, then `extra`.
  */
 export function errorResponse(
   c: Context<AppEnv>,
-  error: DomainError | ErrorCode,
-  headers: Record<string, string> = {},
+  error: ContractError,
+  extra?: Readonly<Record<string, string>>,
 ): Response {
-  const { code, message, status } =
-    typeof error === 'string' ? new DomainError(error, defaultMessages[error] ?? error) : error;
-  recordFailure({ code, status });
-  noteErrorCode(c.get('accessLog'), code);
-  if (c.req.path === '/graphql') return graphqlErrorResponse(c, code, message, headers);
-  return new Response(JSON.stringify({ code, message, status }), {
-    status,
-    headers: { 'content-type': JSON_CONTENT_TYPE, ...headers },
-  });
+  recordFailure(error);
+  noteErrorCode(c.get('accessLog'), error.code);
+  const { status, headers, body } =
+    c.req.path === '/graphql'
+      ? graphqlErrorAnswer(error, c.req.header('accept') ?? '', extra)
+      : restErrorAnswer(error, extra);
+  return new Response(body, { status, headers });
 }
-
-const defaultMessages: Partial<Record<ErrorCode, string>> = {
-  RATE_LIMITED: 'Too many requests; wait for Retry-After seconds and try again',
-};

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import { timeoutError } from '../domain/errors.js';
+import { timeoutError } from '../errors/classify.js';
 import { Deadline } from './deadline.js';
 import type { AppEnv } from './env.js';
 import { errorResponse } from './error-response.js';

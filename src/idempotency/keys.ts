@@ -11,7 +11,7 @@ import { type RawSql, type RunStatement, rawSqlJoining } from '../db/raw-sql.js'
 import { rawSqlIn, type Tx } from '../db/transaction.js';
 import type { Change, ChangeFeed } from '../domain/changes.js';
 import type { Viewer } from '../domain/context.js';
-import { DomainError, validationFailed } from '../domain/errors.js';
+import { DomainError, retryAfter, validationFailed } from '../errors/catalogue.js';
 import type { Logger } from '../logger.js';
 
 export type { RecordedResponse };
@@ -61,10 +61,11 @@ export function fingerprint(...parts: readonly (string | Uint8Array)[]): string 
 
 /** 409 IDEMPOTENCY_KEY_IN_FLIGHT, with the seconds to wait (the Retry-After header). */
 export class KeyInFlight extends DomainError {
-  constructor(readonly retryAfterSeconds: number) {
+  constructor(retryAfterSeconds: number) {
     super(
       'IDEMPOTENCY_KEY_IN_FLIGHT',
       `The first request with this ${IDEMPOTENCY_KEY} is still running; retry after ${retryAfterSeconds} s to get its response`,
+      retryAfter(retryAfterSeconds),
     );
   }
 }

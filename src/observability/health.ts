@@ -1,6 +1,8 @@
 import { Hono } from 'hono';
 import type { Database } from '../db/client.js';
-import { DomainError, unavailableMessage } from '../domain/errors.js';
+import { DomainError } from '../errors/catalogue.js';
+import { unavailableMessage } from '../errors/classify.js';
+import { restErrorAnswer } from '../errors/rest.js';
 import { JSON_CONTENT_TYPE } from '../http/content-type.js';
 import type { AppEnv } from '../http/env.js';
 import type { Logger } from '../logger.js';
@@ -53,8 +55,11 @@ export function healthRoutes(
         { level: 'warn', message: 'not ready: the database cannot be reached', throttled: true },
         { err: error, requestId: c.get('requestId') },
       );
-      const body = new DomainError('UNAVAILABLE', unavailableMessage).toBody();
-      return c.json(body, 503, noStore);
+      const unavailable = new DomainError('UNAVAILABLE', unavailableMessage);
+      const { status, headers, body } = restErrorAnswer(unavailable, {
+        'cache-control': 'no-store',
+      });
+      return new Response(body, { status, headers });
     }
   });
   return routes;

@@ -1,4 +1,4 @@
-import type { FailureLog } from '../domain/errors.js';
+import type { FailureLog } from '../errors/classify.js';
 import type { Logger } from '../logger.js';
 
 /** One line per cause and logger within this time; the rest are counted, not written. */

@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Viewer } from '../domain/context.js';
+import { rateLimited } from '../errors/catalogue.js';
 import type { AppEnv, CostBudgetStatus } from '../http/env.js';
 import { errorResponse } from '../http/error-response.js';
 import { setResponseHeaders } from '../http/response-header.js';
@@ -172,10 +173,7 @@ export function rateLimits({
       };
     };
     if (window?.refused) {
-      return errorResponse(c, 'RATE_LIMITED', {
-        ...(await fields()),
-        'Retry-After': String(window.resetSeconds),
-      });
+      return errorResponse(c, rateLimited(window.resetSeconds), await fields());
     }
     await next();
     setResponseHeaders(c, await fields());

@@ -5,7 +5,7 @@ import type { Database } from '../db/client.js';
 import type { SharedReads } from '../db/shared-reads.js';
 import { requireScope } from '../domain/authorization.js';
 import type { ChangeFeed } from '../domain/changes.js';
-import { DomainError } from '../domain/errors.js';
+import { DomainError, methodNotAllowed } from '../errors/catalogue.js';
 import { bodyTooLargeMessage, limitBody } from '../http/body-limit.js';
 import { chain, type Link } from '../http/chain.js';
 import type { AppEnv } from '../http/env.js';
@@ -13,7 +13,7 @@ import { type Idempotency, keyOwner } from '../idempotency/keys.js';
 import type { Logger } from '../logger.js';
 import { inSpan, tracingEnabled } from '../tracing/hooks.js';
 import { refuseAfterSunset } from './deprecation.js';
-import { MethodNotAllowed, restErrorHandler } from './errors.js';
+import { restErrorHandler } from './errors.js';
 import { keyedMethods, runIdempotent } from './idempotent.js';
 import { routeMark } from './marks.js';
 import { honoPath, REST_BASE_PATH, type Route } from './route.js';
@@ -121,7 +121,7 @@ export function createRestApi({
       answering(
         ...policies,
         guarded((c) => {
-          throw new MethodNotAllowed(
+          throw methodNotAllowed(
             `${c.req.method} is not allowed on ${c.req.path}; allowed: ${allow}`,
             allow,
           );

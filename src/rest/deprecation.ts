@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { Config } from '../config.js';
-import { DomainError } from '../domain/errors.js';
+import { DomainError } from '../errors/catalogue.js';
 import type { AppEnv } from '../http/env.js';
 import { addAnswerHeaders } from '../http/response-header.js';
 import type { Deprecation, Route } from './route.js';

@@ -1,62 +1,34 @@
 import type { ErrorHandler } from 'hono';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { WWW_AUTHENTICATE } from '../auth/tokens.js';
 import type { RecordedResponse } from '../db/idempotency-keys.js';
-import {
-  boundedBody,
-  type ClassifiedError,
-  classifyError,
-  DomainError,
-  type ErrorBounds,
-} from '../domain/errors.js';
 import { PreconditionFailed } from '../domain/versions.js';
+import { boundedError, type ErrorBounds } from '../errors/catalogue.js';
+import { classifyError } from '../errors/classify.js';
+import { restErrorAnswer } from '../errors/rest.js';
 import { noteErrorCode } from '../http/access-log-fields.js';
 import type { AppEnv } from '../http/env.js';
-import { KeyInFlight } from '../idempotency/keys.js';
+import { plainAnswer } from '../http/plain-answer.js';
 import type { Logger } from '../logger.js';
 import { logFailure } from '../observability/log-throttle.js';
 import { recordFailure } from '../tracing/hooks.js';
-import { stringifyJson } from './json.js';
-import { JSON_CONTENT_TYPE, sendJson, versionTag } from './respond.js';
-
-/** 405 on a path the API knows: `Allow` names the methods it has. */
-export class MethodNotAllowed extends DomainError {
-  constructor(
-    message: string,
-    readonly allow: string,
-  ) {
-    super('METHOD_NOT_ALLOWED', message);
-  }
-}
+import { versionTag } from './respond.js';
 
 /**
- * A failure as REST answers it: the classifier's decision (its message bounded), and the headers
- * its code carries.
+ * A failure as REST answers it: the classifier's decision (its message bounded), rendered in the
+ * Error shape with the headers its code carries; a stale If-Match also gets the version that is
+ * current, as the ETag of REST's representations names it.
  */
-function answerOf(
-  error: unknown,
-  bounds: ErrorBounds,
-): ClassifiedError & { headers: Record<string, string> } {
-  const classified = classifyError(error);
-  classified.body = boundedBody(classified.body, bounds);
-  const headers: Record<string, string> = {};
-  // A missing token where one is needed: say how to authenticate.
-  if (classified.body.code === 'UNAUTHENTICATED') headers['www-authenticate'] = WWW_AUTHENTICATE;
-  // A stale If-Match: the version that is current.
-  if (error instanceof PreconditionFailed) headers.etag = versionTag(error.currentVersion);
-  if (error instanceof KeyInFlight) headers['retry-after'] = String(error.retryAfterSeconds);
-  if (error instanceof MethodNotAllowed) headers.allow = error.allow;
-  return { ...classified, headers };
+function answerOf(error: unknown, bounds: ErrorBounds) {
+  const { error: contract, log } = classifyError(error);
+  const etag =
+    error instanceof PreconditionFailed ? { etag: versionTag(error.currentVersion) } : undefined;
+  const bounded = boundedError(contract, bounds);
+  return { contract: bounded, log, answer: restErrorAnswer(bounded, etag) };
 }
 
 /** The response a failure gets, as an Idempotency-Key records it (src/rest/idempotent.ts). */
 export function recordedError(error: unknown, bounds: ErrorBounds): RecordedResponse {
-  const { body, headers } = answerOf(error, bounds);
-  return {
-    status: body.status,
-    headers: { 'content-type': JSON_CONTENT_TYPE, ...headers },
-    body: stringifyJson(body),
-  };
+  const { status, headers, body } = answerOf(error, bounds).answer;
+  return { status, headers: { ...headers }, body };
 }
 
 /**
@@ -66,15 +38,15 @@ export function recordedError(error: unknown, bounds: ErrorBounds): RecordedResp
  */
 export function restErrorHandler(logger: Logger, bounds: ErrorBounds): ErrorHandler<AppEnv> {
   return (error, c) => {
-    const { body, log, headers } = answerOf(error, bounds);
-    recordFailure(body);
-    noteErrorCode(c.get('accessLog'), body.code);
+    const { contract, log, answer } = answerOf(error, bounds);
+    recordFailure(contract);
+    noteErrorCode(c.get('accessLog'), contract.code);
     logFailure(logger, log, {
       err: error,
       requestId: c.get('requestId'),
       method: c.req.method,
       path: c.req.path,
     });
-    return sendJson(c, body.status as ContentfulStatusCode, body, headers);
+    return plainAnswer(answer);
   };
 }

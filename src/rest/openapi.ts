@@ -1,6 +1,6 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Config } from '../config.js';
-import { type ErrorCode, errorStatus } from '../domain/errors.js';
+import { bodyOf, DomainError, type ErrorCode, errorStatus } from '../errors/catalogue.js';
 import { deprecationHeaders, instant } from './deprecation.js';
 import { conditionalMethods, type HeaderDoc, REST_BASE_PATH, type Route } from './route.js';
 import { ErrorBody, ignoredProperties } from './schemas.js';
@@ -262,7 +262,7 @@ function errorResponse(
     codes.map((code) => {
       const text = meaning(code);
       const message = `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
-      return [code, { summary: code, value: { code, message, status: errorStatus[code] } }];
+      return [code, { summary: code, value: bodyOf(new DomainError(code, message)) }];
     }),
   );
   return {

@@ -1,9 +1,9 @@
 import { z } from '@hono/zod-openapi';
-import { type ErrorCode, errorStatus } from '../domain/errors.js';
 import { MAX_STOCK } from '../domain/inventory.js';
 import { MAX_ORDER_QUANTITY } from '../domain/orders.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_OFFSET, MAX_PAGE_SIZE } from '../domain/paging.js';
 import { petStatuses } from '../domain/pets.js';
+import { type ErrorCode, errorStatus } from '../errors/catalogue.js';
 
 /*
  * The REST resources as zod schemas: they type-check request bodies and parameters (shape and JSON

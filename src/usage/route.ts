@@ -1,9 +1,9 @@
 import { Hono } from 'hono';
-import { WWW_AUTHENTICATE } from '../auth/tokens.js';
 import type { Database } from '../db/client.js';
 import { firstUsageDay, readUsageTotals } from '../db/usage-counts.js';
 import { requireScope } from '../domain/authorization.js';
-import { classifyError, DomainError, validationFailed } from '../domain/errors.js';
+import { methodNotAllowed, validationFailed } from '../errors/catalogue.js';
+import { classifyError } from '../errors/classify.js';
 import type { AppEnv } from '../http/env.js';
 import { errorResponse } from '../http/error-response.js';
 import type { Logger } from '../logger.js';
@@ -65,18 +65,19 @@ export function usageRoutes({ database, recorder, retentionDays, logger }: Usage
     return c.json(usageReport(totals, fromDay, today, now), 200, { 'cache-control': 'no-store' });
   });
   routes.all(USAGE_PATH, (c) => {
-    throw new DomainError(
-      'METHOD_NOT_ALLOWED',
+    throw methodNotAllowed(
       `${c.req.method} is not allowed on ${USAGE_PATH}; allowed: GET, HEAD`,
+      'GET, HEAD',
     );
   });
   routes.onError((error, c) => {
-    const { body, log } = classifyError(error);
-    logFailure(logger, log, { err: error, requestId: c.get('requestId'), path: c.req.path });
-    const headers: Record<string, string> =
-      body.code === 'UNAUTHENTICATED' ? { 'www-authenticate': WWW_AUTHENTICATE } : {};
-    if (body.code === 'METHOD_NOT_ALLOWED') headers.allow = 'GET, HEAD';
-    return errorResponse(c, new DomainError(body.code, body.message), headers);
+    const classified = classifyError(error);
+    logFailure(logger, classified.log, {
+      err: error,
+      requestId: c.get('requestId'),
+      path: c.req.path,
+    });
+    return errorResponse(c, classified.error);
   });
   return routes;
 }

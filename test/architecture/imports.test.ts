@@ -17,6 +17,9 @@ const layers: readonly (readonly string[])[] = [
   ['logger', 'cli'],
   ['generated'],
   ['db'],
+  // The catalogue of contract errors, its classifier and renderers: below every part that throws or
+  // answers one.
+  ['errors'],
   ['domain'],
   ['auth'],
   ['http'],

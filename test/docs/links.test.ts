@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { errorStatus } from '../../src/domain/errors.js';
+import { errorStatus } from '../../src/errors/catalogue.js';
 
 const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 

@@ -1,7 +1,7 @@
 import type { ObjectRef } from '@pothos/core';
-import { validationFailed } from '../../domain/errors.js';
 import { parseId } from '../../domain/ids.js';
 import { pageSize } from '../../domain/paging.js';
+import { validationFailed } from '../../errors/catalogue.js';
 import { builder } from './builder.js';
 import { countCost } from './cost-directives.js';
 

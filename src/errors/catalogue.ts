@@ -1,4 +1,9 @@
-import { isDatabaseTimeout, isDatabaseUnreachable } from '../db/errors.js';
+/**
+ * The catalogue of contract errors: every error a client can see is one of these codes, with the
+ * HTTP status it always carries, its message, and the headers that go with it. Every shape an
+ * error is sent in (src/errors/rest.ts, graphql.ts, socket.ts) renders these values; nothing else
+ * builds an error body.
+ */
 
 /** Every error code of the contract, with the HTTP status it always carries. */
 export const errorStatus = {
@@ -11,12 +16,14 @@ export const errorStatus = {
   PERSISTED_QUERY_NOT_FOUND: 400,
   /** An operation outside the manifest while PERSISTED_OPERATIONS_ONLY is set. */
   PERSISTED_QUERY_ONLY: 400,
+  /** With `WWW-Authenticate` (`bearerChallenge`). */
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,
   PET_NOT_FOUND: 404,
   CATEGORY_NOT_FOUND: 404,
   ORDER_NOT_FOUND: 404,
   NOT_FOUND: 404,
+  /** With `Allow` (`methodNotAllowed`). */
   METHOD_NOT_ALLOWED: 405,
   PET_NOT_AVAILABLE: 409,
   INSUFFICIENT_STOCK: 409,
@@ -24,7 +31,7 @@ export const errorStatus = {
   PET_HAS_ORDERS: 409,
   CATEGORY_IN_USE: 409,
   CATEGORY_NAME_TAKEN: 409,
-  /** The first request with this Idempotency-Key is still running (with Retry-After). */
+  /** The first request with this Idempotency-Key is still running (with `retryAfter`). */
   IDEMPOTENCY_KEY_IN_FLIGHT: 409,
   ENDPOINT_SUNSET: 410,
   /** A subscription resumed from a cursor older than the events kept (EVENT_RETENTION_HOURS). */
@@ -37,6 +44,7 @@ export const errorStatus = {
   UNKNOWN_CATEGORY: 422,
   /** An Idempotency-Key already used for a different request. */
   IDEMPOTENCY_KEY_REUSED: 422,
+  /** With `Retry-After` (`rateLimited`). */
   RATE_LIMITED: 429,
   /** Node's HTTP parser: request line and headers over its limit (src/http/client-error.ts). */
   REQUEST_HEADERS_TOO_LARGE: 431,
@@ -54,26 +62,71 @@ export interface ErrorBody {
   status: number;
 }
 
+/** Headers an error is sent with, by their usual spelling (each renderer writes them its way). */
+export type ErrorHeaders = Readonly<Record<string, string>>;
+
+const noHeaders: ErrorHeaders = Object.freeze({});
+
+/** The challenge of a 401: how to authenticate. */
+export const BEARER_CHALLENGE = 'Bearer realm="petstore"';
+
+/** `WWW-Authenticate` of every UNAUTHENTICATED; `error`: RFC 6750's, for a token that was refused. */
+export const bearerChallenge = (error?: 'invalid_token'): ErrorHeaders => ({
+  'WWW-Authenticate': error ? `${BEARER_CHALLENGE}, error="${error}"` : BEARER_CHALLENGE,
+});
+
+const challenge = bearerChallenge();
+
+/** `Retry-After` of RATE_LIMITED and IDEMPOTENCY_KEY_IN_FLIGHT: when to try again. */
+export const retryAfter = (seconds: number): ErrorHeaders => ({ 'Retry-After': String(seconds) });
+
+/**
+ * A contract error as every renderer reads it: its code, the status the code carries, a message a
+ * person can act on, and the headers that go with it.
+ */
+export interface ContractError {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly message: string;
+  readonly headers: ErrorHeaders;
+}
+
 /** An expected failure: a contract error code and a message a person can act on. */
-export class DomainError extends Error {
+export class DomainError extends Error implements ContractError {
   override name = 'DomainError';
   readonly status: number;
+  readonly headers: ErrorHeaders;
 
   constructor(
     readonly code: ErrorCode,
     message: string,
+    headers?: ErrorHeaders,
   ) {
     super(message);
     this.status = errorStatus[code];
+    this.headers = headers ?? (code === 'UNAUTHENTICATED' ? challenge : noHeaders);
   }
+}
 
-  toBody(): ErrorBody {
-    return { code: this.code, message: this.message, status: this.status };
-  }
+/** The Error shape of a contract error: the one place its fields are put together. */
+export function bodyOf({ code, message, status }: ContractError): ErrorBody {
+  return { code, message, status };
 }
 
 export function validationFailed(message: string): DomainError {
   return new DomainError('VALIDATION_FAILED', message);
+}
+
+/** 405 on a path that exists: `Allow` names the methods it has. */
+export function methodNotAllowed(message: string, allow: string): DomainError {
+  return new DomainError('METHOD_NOT_ALLOWED', message, { Allow: allow });
+}
+
+const tooManyRequests = 'Too many requests; wait for Retry-After seconds and try again';
+
+/** 429: over a rate limit or the cost budget, until `seconds` have passed. */
+export function rateLimited(seconds: number, message = tooManyRequests): DomainError {
+  return new DomainError('RATE_LIMITED', message, retryAfter(seconds));
 }
 
 /**
@@ -103,56 +156,10 @@ export function clipText(text: string, maxBytes: number, mark?: string): string 
   return `${text.slice(0, read)}${suffix}`;
 }
 
-/** An error body whose message is at most `errorMessageBytes`. */
-export function boundedBody(body: ErrorBody, bounds: ErrorBounds): ErrorBody {
-  const message = clipText(body.message, bounds.errorMessageBytes);
-  return message === body.message ? body : { ...body, message };
-}
-
-/** How a failure is logged: known outages as throttled warnings, the unexpected as errors. */
-export interface FailureLog {
-  level: 'warn' | 'error';
-  /** The cause, a fixed sentence: logs are throttled per cause. */
-  message: string;
-  throttled: boolean;
-}
-
-/** The contract error for a failure, and whether and how to log it. */
-export interface ClassifiedError {
-  body: ErrorBody;
-  log: FailureLog | undefined;
-}
-
-export const unavailableMessage = 'The database cannot be reached; try again later.';
-const timeoutMessage = 'The request took longer than the time limit and was abandoned';
-const internalMessage = 'Unexpected error; it has been logged.';
-
-/**
- * The one decision of which contract error anything thrown is. Both edges, the metrics and the
- * health check render its answer; none decides on its own. The GraphQL edge first gives the
- * GraphQL server's own request errors their codes (src/graphql/errors.ts), then asks this.
- */
-export function classifyError(error: unknown): ClassifiedError {
-  if (error instanceof DomainError) return { body: error.toBody(), log: undefined };
-  if (isDatabaseUnreachable(error)) {
-    return {
-      body: new DomainError('UNAVAILABLE', unavailableMessage).toBody(),
-      log: { level: 'warn', message: 'the database cannot be reached', throttled: true },
-    };
-  }
-  if (isDatabaseTimeout(error)) {
-    return {
-      body: new DomainError('TIMEOUT', timeoutMessage).toBody(),
-      log: { level: 'warn', message: 'a statement ran past the time limit', throttled: true },
-    };
-  }
-  return {
-    body: new DomainError('INTERNAL', internalMessage).toBody(),
-    log: { level: 'error', message: 'unexpected error', throttled: false },
-  };
-}
-
-/** The 503 of a request past its time limit. */
-export function timeoutError(): DomainError {
-  return new DomainError('TIMEOUT', timeoutMessage);
+/** A contract error whose message is at most `errorMessageBytes`: itself when it fits. */
+export function boundedError(error: ContractError, bounds: ErrorBounds): ContractError {
+  const message = clipText(error.message, bounds.errorMessageBytes);
+  if (message === error.message) return error;
+  const { code, status, headers } = error;
+  return { code, status, headers, message };
 }
