@@ -16,7 +16,7 @@ import { parse } from 'graphql';
 import { type App, createApp } from '../src/app.js';
 import { parseCommand } from '../src/cli.js';
 import { loadConfig } from '../src/config.js';
-import { operationCost, resolvedCost } from '../src/graphql/cost.js';
+import { operationEstimate, resolvedCost } from '../src/graphql/plan/index.js';
 import { schema } from '../src/graphql/schema/index.js';
 import { CostBudget, MemoryCostBucketStore } from '../src/rate-limit/cost-budget.js';
 import { petById } from './documents.js';
@@ -114,7 +114,7 @@ let sink = 0;
 const started = process.hrtime.bigint();
 for (let i = 0; i < MICRO; i++) {
   const variables = { id: String(i) };
-  const requested = operationCost({ schema, document, variables });
+  const requested = operationEstimate({ schema, document, variables }).cost;
   const account = budget.account(`sub:client-${i % 100}`);
   const charge = await account.charge(requested);
   const actual = resolvedCost({ schema, document, data });

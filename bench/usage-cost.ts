@@ -17,7 +17,7 @@ import { parse } from 'graphql';
 import { type App, createApp } from '../src/app.js';
 import { parseCommand } from '../src/cli.js';
 import { loadConfig } from '../src/config.js';
-import { schemaUsage, variableCoordinates } from '../src/graphql/coordinates.js';
+import { schemaUsage, variableCoordinates } from '../src/graphql/plan/index.js';
 import { schema } from '../src/graphql/schema/index.js';
 import { warningsOf } from '../src/graphql/warnings.js';
 import { ClientNames } from '../src/observability/client-name.js';

@@ -5,13 +5,6 @@ import {
   type GraphQLFieldResolver,
   type GraphQLSchema,
   getNamedType,
-  getNullableType,
-  isListType,
-  isObjectType,
-  type OperationDefinitionNode,
-  TypeInfo,
-  visit,
-  visitWithTypeInfo,
 } from 'graphql';
 import { handleStreamOrSingleExecutionResult, type Plugin } from 'graphql-yoga';
 import { slot } from '../http/slot.js';
@@ -43,30 +36,27 @@ interface TaggedContext {
 }
 
 /**
- * The tags a document has before it runs: every list it asks for (`pets`, `categories`,
+ * What the tags read of an operation, from its plan (src/graphql/plan/): its type, and the object
+ * types its fields return, each with whether as a list.
+ */
+export interface TaggedOperation {
+  readonly type: string;
+  readonly returned: readonly { readonly name: string; readonly list: boolean }[];
+}
+
+/**
+ * The tags an operation has before it runs: every list it asks for (`pets`, `categories`,
  * `Category.pets`...) depends on which entities of that kind exist, whatever the result holds, and
  * a type the cache knows nothing of depends on anything.
  */
-function documentTags(schema: GraphQLSchema, document: DocumentNode): Tag[] {
+function operationTags({ returned }: TaggedOperation): Set<Tag> {
   const tags = new Set<Tag>();
-  const typeInfo = new TypeInfo(schema);
-  visit(
-    document,
-    visitWithTypeInfo(typeInfo, {
-      Field() {
-        const type = typeInfo.getType();
-        if (!type) return;
-        const named = getNamedType(type);
-        if (!isObjectType(named)) return;
-        const listed =
-          listTypes[named.name] ??
-          (isListType(getNullableType(type)) ? entityTypes[named.name]?.entity : undefined);
-        if (listed) tags.add(listTag(listed));
-        else if (!entityTypes[named.name] && !neutralTypes.has(named.name)) tags.add(ANY);
-      },
-    }),
-  );
-  return [...tags];
+  for (const { name, list } of returned) {
+    const listed = listTypes[name] ?? (list ? entityTypes[name]?.entity : undefined);
+    if (listed) tags.add(listTag(listed));
+    else if (!entityTypes[name] && !neutralTypes.has(name)) tags.add(ANY);
+  }
+  return tags;
 }
 
 /** Notes what a resolver returned: each entity by its id, and a missing one by its kind. */
@@ -133,16 +123,12 @@ interface CacheableServerContext {
  * Tells the response cache what a GraphQL answer holds, when every operation of the request was a
  * query that ran without an error: the tags of its documents and of the entities its resolvers
  * returned (see `schemaNotingEntities`). Anything else (a mutation, an error, a refusal before
- * execution) leaves the answer uncached. Document tags are worked out once per document.
+ * execution) leaves the answer uncached. What an operation's fields return is read from its plan
+ * (`planOf`), made once per document.
  */
 export function cacheTagsPlugin(
-  schema: GraphQLSchema,
-  operationOf: (
-    document: DocumentNode,
-    operationName?: string | null,
-  ) => OperationDefinitionNode | undefined,
+  planOf: (document: DocumentNode, operationName?: string | null) => TaggedOperation | undefined,
 ): Plugin<CacheableServerContext> {
-  const tagsOfDocument = new WeakMap<DocumentNode, Tag[]>();
   return {
     onExecute({ args }) {
       const { cacheable, request } = args.contextValue;
@@ -152,16 +138,12 @@ export function cacheTagsPlugin(
         state = { tags: new Set(), executed: 0, clean: true };
         requestTags.set(request, state);
       }
-      if (operationOf(args.document, args.operationName)?.operation !== 'query') {
+      const plan = planOf(args.document, args.operationName);
+      if (plan?.type !== 'query') {
         state.clean = false;
         return;
       }
-      let documentTagList = tagsOfDocument.get(args.document);
-      if (!documentTagList) {
-        documentTagList = documentTags(schema, args.document);
-        tagsOfDocument.set(args.document, documentTagList);
-      }
-      const tags = new Set(documentTagList);
+      const tags = operationTags(plan);
       // In place, not through `extendContext` (an `Object.assign`; see src/graphql/context.ts).
       (args.contextValue as { [noted]?: Set<Tag> })[noted] = tags;
       return {

@@ -4,8 +4,8 @@ import { retryAfter } from '../errors/catalogue.js';
 import { refuse } from '../errors/graphql.js';
 import type { CostAccount, CostBudgetStatus } from '../http/env.js';
 import { copyWith } from './copy-with.js';
-import { resolvedCost } from './cost.js';
 import type { CostContext } from './limits.js';
+import { resolvedCost } from './plan/index.js';
 
 /** What every GraphQL response says of its cost, in Shopify's shape (docs/demand-control.md). */
 export interface CostReport {

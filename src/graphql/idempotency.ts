@@ -1,11 +1,4 @@
-import {
-  type DocumentNode,
-  type ExecutionResult,
-  GraphQLError,
-  Kind,
-  type SelectionSetNode,
-  Source,
-} from 'graphql';
+import { type ExecutionResult, GraphQLError, Source } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { createSharedReads } from '../db/shared-reads.js';
 import { type ErrorBounds, type ErrorCode, errorStatus } from '../errors/catalogue.js';
@@ -27,33 +20,7 @@ import { boundResults } from './bounded-errors.js';
 import type { GraphQLContext } from './context.js';
 import { errorCodeOf } from './errors.js';
 import { createLoaders } from './loaders.js';
-import { operationOf } from './operation.js';
-import { requiredScopes } from './required-scopes.js';
-
-/** The fields a selection set selects at its top, through fragments. */
-function topFields(
-  set: SelectionSetNode,
-  document: DocumentNode,
-  seen = new Set<string>(),
-): number {
-  let count = 0;
-  for (const selection of set.selections) {
-    if (selection.kind === Kind.FIELD) count++;
-    else if (selection.kind === Kind.INLINE_FRAGMENT)
-      count += topFields(selection.selectionSet, document, seen);
-    else if (!seen.has(selection.name.value)) {
-      seen.add(selection.name.value);
-      const fragment = document.definitions.find(
-        (definition) =>
-          definition.kind === Kind.FRAGMENT_DEFINITION &&
-          definition.name.value === selection.name.value,
-      );
-      if (fragment?.kind === Kind.FRAGMENT_DEFINITION)
-        count += topFields(fragment.selectionSet, document, seen);
-    }
-  }
-  return count;
-}
+import { planOf } from './plan/index.js';
 
 /** The errors of a result as the edge sends them (masked), for the record. */
 type Masker = (error: unknown) => Error;
@@ -205,9 +172,9 @@ export function idempotentMutations(keys: Idempotency, answering: Answering): Pl
     header: string,
   ) {
     const context = args.contextValue;
-    const operation = operationOf(args.document, args.operationName);
-    if (operation?.operation !== 'mutation') return;
-    if (topFields(operation.selectionSet, args.document) !== 1)
+    const plan = planOf(args.schema, args.document, args.operationName);
+    if (plan?.type !== 'mutation') return;
+    if (plan.topFields !== 1)
       throw refuse(
         'VALIDATION_FAILED',
         `${IDEMPOTENCY_KEY} needs a document with exactly one mutation field: send each mutation alone, with its own key`,
@@ -234,9 +201,7 @@ export function idempotentMutations(keys: Idempotency, answering: Answering): Pl
     }
     if (begun.kind === 'replay') {
       // Nothing the same request sent fresh would not give this caller: every scope it needs.
-      const missing = [...requiredScopes(args.schema, args.document, args.operationName)].filter(
-        (scope) => !viewer.scopes.has(scope),
-      );
+      const missing = [...plan.scopes].filter((scope) => !viewer.scopes.has(scope));
       if (missing.length > 0)
         throw refuse(
           'FORBIDDEN',

@@ -1,32 +1,8 @@
-import {
-  type DocumentNode,
-  type ExecutionResult,
-  type GraphQLSchema,
-  Kind,
-  type OperationDefinitionNode,
-} from 'graphql';
+import type { DocumentNode, ExecutionResult, GraphQLSchema } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
 import type { SeriesCounter } from '../observability/series.js';
-import { perOperation } from './operation.js';
-
-const introspectionFields = new Set(['__schema', '__type', '__typename']);
-
-/**
- * The variables a query declares, when it asks for nothing but introspection (each of its root
- * selections is `__schema`, `__type` or `__typename`); else undefined. The schema does not change
- * while the process runs, so such a query's answer depends on its document, operation name and the
- * values of those variables alone.
- */
-const introspectionVariables = perOperation(
-  (_schema: GraphQLSchema, _document: DocumentNode, operation: OperationDefinitionNode) =>
-    operation.operation === 'query' &&
-    operation.selectionSet.selections.every(
-      (selection) => selection.kind === Kind.FIELD && introspectionFields.has(selection.name.value),
-    )
-      ? (operation.variableDefinitions ?? []).map((definition) => definition.variable.name.value)
-      : undefined,
-);
+import { planOf } from './plan/index.js';
 
 /**
  * The key of an answer: its document, operation name and declared variables' values. Introspection
@@ -92,8 +68,11 @@ export function introspectionAnswers({
   return {
     onExecute({ args, executeFn, setExecuteFn }) {
       if (maxBytes === 0) return;
-      const names = introspectionVariables(schema, args.document, args.operationName);
-      if (!names) return;
+      // Asks for nothing but introspection: its answer depends on the document, operation name
+      // and the values of the variables it declares alone (the schema does not change).
+      const plan = planOf(schema, args.document, args.operationName);
+      if (plan?.type !== 'query' || !plan.introspectionOnly) return;
+      const names = plan.variables;
       const key = keyOf(idOf(args.document), args.operationName, names, args.variableValues);
       if (key === undefined) return;
       const answer = kept.get(key);

@@ -5,8 +5,8 @@ import type { Limits } from '../config.js';
 import { isRecord } from '../domain/validation.js';
 import { refuseOperation } from '../errors/graphql.js';
 import { noteOperationCost } from '../tracing/graphql.js';
-import { costModel, operationEstimate } from './cost.js';
-import type { ListSizes, ListSizesContext } from './unpaged-lists.js';
+import { costModel, operationEstimate } from './plan/index.js';
+import type { AskedOperation, ListSizes, ListSizesContext } from './unpaged-lists.js';
 
 const tooComplex = (message: string) => refuseOperation('QUERY_TOO_COMPLEX', message);
 
@@ -132,9 +132,9 @@ export interface BatchRulesOptions {
   rule: CostRule;
   /** The parsed document of each operation of a batch (the parse cache; undefined: none). */
   documentsOf: (batch: readonly unknown[]) => (DocumentNode | undefined)[];
-  /** The sizes of the unpaged lists the documents of a request ask for. */
+  /** The sizes of the unpaged lists the operations of a request ask for. */
   sizesFor: (
-    documents: readonly DocumentNode[],
+    operations: readonly AskedOperation[],
     request: Request,
   ) => Promise<ListSizes | undefined>;
 }
@@ -164,7 +164,10 @@ export function batchRules({
           return document ? [{ params, document }] : [];
         });
         return sizesFor(
-          operations.map(({ document }) => document),
+          operations.map(({ params, document }) => ({
+            document,
+            operationName: params.operationName,
+          })),
           request,
         ).then((sizes) => {
           let cost = 0;

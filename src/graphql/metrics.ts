@@ -1,12 +1,4 @@
-import {
-  type DocumentNode,
-  type ExecutionResult,
-  GraphQLError,
-  type GraphQLSchema,
-  TypeInfo,
-  visit,
-  visitWithTypeInfo,
-} from 'graphql';
+import { type DocumentNode, type ExecutionResult, GraphQLError, type GraphQLSchema } from 'graphql';
 import { handleStreamOrSingleExecutionResult, type Plugin } from 'graphql-yoga';
 import type { Viewer } from '../domain/context.js';
 import { slot } from '../http/slot.js';
@@ -14,6 +6,7 @@ import type { Metrics } from '../observability/metrics.js';
 import { SeriesCounter, SeriesHistogram } from '../observability/series.js';
 import { errorCodeOf } from './errors.js';
 import { operationOf } from './operation.js';
+import { planOf } from './plan/index.js';
 
 /** The part of the GraphQL context the metrics read: the caller. */
 interface CallerContext {
@@ -138,54 +131,17 @@ function operationMetrics(
   };
 }
 
-/**
- * `Type.field` for each deprecated field a document selects and `field.argument` for each
- * deprecated argument it passes, found once per document (the parse cache hands the same
- * document object for the same text).
- */
-function deprecatedUses() {
-  const found = new WeakMap<DocumentNode, string[]>();
-  return (schema: GraphQLSchema, document: DocumentNode): string[] => {
-    let uses = found.get(document);
-    if (!uses) {
-      const typeInfo = new TypeInfo(schema);
-      const names: string[] = [];
-      visit(
-        document,
-        visitWithTypeInfo(typeInfo, {
-          Field() {
-            const field = typeInfo.getFieldDef();
-            if (field?.deprecationReason != null) {
-              names.push(`${typeInfo.getParentType()?.name}.${field.name}`);
-            }
-          },
-          Argument() {
-            const argument = typeInfo.getArgument();
-            const field = typeInfo.getFieldDef();
-            if (field && argument?.deprecationReason != null) {
-              names.push(`${field.name}.${argument.name}`);
-            }
-          },
-        }),
-      );
-      uses = names;
-      found.set(document, uses);
-    }
-    return uses;
-  };
-}
-
 interface DeprecatedCallArgs {
   schema: GraphQLSchema;
   document: DocumentNode;
+  operationName?: string | null | undefined;
   contextValue: CallerContext;
 }
 
-/** Counts every operation that uses deprecated fields or arguments, per field and client. */
+/** Counts every operation that uses deprecated fields or arguments (its plan's), per field and client. */
 function deprecatedCalls(metrics: Metrics): (args: DeprecatedCallArgs) => void {
-  const usesOf = deprecatedUses();
   return (args) => {
-    const uses = usesOf(args.schema, args.document);
+    const uses = planOf(args.schema, args.document, args.operationName)?.deprecated ?? [];
     if (uses.length === 0) return;
     const { viewer, request } = args.contextValue;
     const client = metrics.client(viewer?.subject, request?.headers.get('user-agent'));

@@ -1,13 +1,7 @@
-import {
-  type DocumentNode,
-  type GraphQLSchema,
-  isObjectType,
-  TypeInfo,
-  visit,
-  visitWithTypeInfo,
-} from 'graphql';
+import type { DocumentNode, GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { slot } from '../http/slot.js';
+import { planOf } from './plan/index.js';
 
 /** The real sizes of the unpaged lists a request asks for, by schema coordinate. */
 export type ListSizes = ReadonlyMap<string, number>;
@@ -25,12 +19,21 @@ export interface UnpagedListsOptions {
   parse: (text: string) => DocumentNode | undefined;
 }
 
+/** One operation of a request: its parsed document and the name of the operation it runs. */
+export interface AskedOperation {
+  document: DocumentNode;
+  operationName?: string | null | undefined;
+}
+
 export interface UnpagedLists {
   /**
-   * The sizes of the unpaged lists the documents of a request ask for, each counted once now
+   * The sizes of the unpaged lists the operations of a request ask for, each counted once now
    * (undefined: none), kept for the request's operations.
    */
-  sizesFor(documents: readonly DocumentNode[], request?: Request): Promise<ListSizes | undefined>;
+  sizesFor(
+    operations: readonly AskedOperation[],
+    request?: Request,
+  ): Promise<ListSizes | undefined>;
   /** Counts them for each operation, before validation, which reads them from the context. */
   plugin: Plugin<ListSizesContext>;
 }
@@ -41,33 +44,17 @@ export interface UnpagedLists {
  * to it on the operation's context. Which lists a document asks for is found once per document.
  */
 export function unpagedLists({ schema, counters, parse }: UnpagedListsOptions): UnpagedLists {
-  const asked = new WeakMap<DocumentNode, string[]>();
-  const listsIn = (document: DocumentNode) => {
-    let coordinates = asked.get(document);
-    if (!coordinates) {
-      const found = new Set<string>();
-      const typeInfo = new TypeInfo(schema);
-      visit(
-        document,
-        visitWithTypeInfo(typeInfo, {
-          Field(node) {
-            const parent = typeInfo.getParentType();
-            const coordinate = isObjectType(parent) ? `${parent.name}.${node.name.value}` : '';
-            if (coordinate in counters) found.add(coordinate);
-          },
-        }),
-      );
-      coordinates = [...found];
-      asked.set(document, coordinates);
-    }
-    return coordinates;
-  };
+  // Which lists an operation asks for is in its plan (made once per document).
+  const listsIn = ({ document, operationName }: AskedOperation) =>
+    (planOf(schema, document, operationName)?.lists ?? []).filter(
+      (coordinate) => coordinate in counters,
+    );
   const fieldNames = Object.keys(counters).map((coordinate) => coordinate.split('.')[1] ?? '');
   const counted = slot<Request, { sizes: ListSizes | undefined }>('list sizes');
-  const sizesFor = async (documents: readonly DocumentNode[], request?: Request) => {
+  const sizesFor = async (operations: readonly AskedOperation[], request?: Request) => {
     const done = request && counted.get(request);
     if (done) return done.sizes;
-    const coordinates = [...new Set(documents.flatMap(listsIn))];
+    const coordinates = [...new Set(operations.flatMap(listsIn))];
     let sizes: ListSizes | undefined;
     if (coordinates.length > 0) {
       const counts = await Promise.all(
@@ -88,9 +75,10 @@ export function unpagedLists({ schema, counters, parse }: UnpagedListsOptions): 
         // A document that never names such a field is not parsed here (Yoga parses it next).
         const text = typeof params.query === 'string' ? params.query : '';
         const document = fieldNames.some((name) => text.includes(name)) ? parse(text) : undefined;
+        const operation = document && { document, operationName: params.operationName };
         // Synchronous unless there is something to count: most documents ask for no such list.
-        if (!document || listsIn(document).length === 0) return;
-        return sizesFor([document], request).then((sizes) => {
+        if (!operation || listsIn(operation).length === 0) return;
+        return sizesFor([operation], request).then((sizes) => {
           if (sizes) (context as ListSizesContext).listSizes = sizes;
         });
       },

@@ -3,7 +3,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { ClientName, UsageNote } from '../http/env.js';
 import { UNKNOWN_CLIENT } from '../observability/client-name.js';
 import type { UsageRecorder } from '../usage/recorder.js';
-import { type SchemaUsage, schemaUsage, variableCoordinates } from './coordinates.js';
+import { type SchemaUsage, schemaUsage, variableCoordinates } from './plan/index.js';
 
 interface UsageContext {
   clientName?: ClientName;

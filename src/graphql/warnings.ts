@@ -12,8 +12,8 @@ import {
   isObjectType,
 } from 'graphql';
 import { handleStreamOrSingleExecutionResult, type Plugin } from 'graphql-yoga';
-import { type SchemaUsage, schemaUsage, variableCoordinates } from './coordinates.js';
 import { copyWith } from './copy-with.js';
+import { type SchemaUsage, schemaUsage, variableCoordinates } from './plan/index.js';
 
 export type WarningCode = 'DEPRECATED' | 'BETA' | 'EXPERIMENTAL';
 

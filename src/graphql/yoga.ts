@@ -47,6 +47,7 @@ import { operationOf } from './operation.js';
 import { logOperationNames } from './operation-log.js';
 import { type PersistedManifest, persistedOperations } from './persisted.js';
 import { mergePhases } from './phases.js';
+import { planOf } from './plan/index.js';
 import { documentErrorCodes, requestShape } from './request-errors.js';
 import { schema as baseSchema } from './schema/index.js';
 import { sharedEventResults } from './shared-events.js';
@@ -339,7 +340,9 @@ function createYogaServer(
       maxBytes: limits.introspectionCacheBytes,
       answers: metrics.introspectionAnswers,
     }),
-    ...(cache ? [cacheTagsPlugin(schema, operationOf)] : []),
+    ...(cache
+      ? [cacheTagsPlugin((document, operationName) => planOf(schema, document, operationName))]
+      : []),
     documentErrorCodes,
     logOperationNames(),
     ...(usage.enabled ? [usageRecording(usage)] : []),

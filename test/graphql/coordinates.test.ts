@@ -1,6 +1,6 @@
 import { buildSchema, parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { schemaUsage, variableCoordinates } from '../../src/graphql/coordinates.js';
+import { schemaUsage, variableCoordinates } from '../../src/graphql/plan/index.js';
 import { schema } from '../../src/graphql/schema/index.js';
 
 const usage = (document: string, operationName?: string) =>

@@ -21,7 +21,7 @@ import {
 
 /**
  * What a client computes from the published SDL alone (schema/schema.graphql), written apart from
- * the server's code (src/graphql/cost.ts) so that a test can hold one against the other: the IBM
+ * the server's code (src/graphql/plan/cost.ts) so that a test can hold one against the other: the IBM
  * cost directives as docs/demand-control.md states the rule.
  */
 export const publishedSchema: GraphQLSchema = buildSchema(

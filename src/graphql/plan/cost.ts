@@ -25,8 +25,7 @@ import {
   TypeMetaFieldDef,
   type ValueNode,
 } from 'graphql';
-import { MAX_PAGE_SIZE } from '../domain/paging.js';
-import { perOperation } from './operation.js';
+import { MAX_PAGE_SIZE } from '../../domain/paging.js';
 
 /**
  * The cost of a request, from the weights the schema declares with the IBM GraphQL Cost
@@ -243,7 +242,7 @@ interface Walk {
 }
 
 /** A document's operation as the cost rules walk it, with the plan of what `resolvedCost` reads. */
-interface PreparedOperation {
+export interface PreparedOperation {
   readonly walk: Walk;
   readonly operation: OperationDefinitionNode;
   readonly root: GraphQLNamedType;
@@ -252,8 +251,12 @@ interface PreparedOperation {
   resolved: readonly PlannedField[] | undefined;
 }
 
-/** It depends on the document alone: made once per operation and kept with the document. */
-const prepare = perOperation((schema, document, operation): PreparedOperation | undefined => {
+/** What the cost rules keep of an operation: it depends on the document alone (made once, in its plan). */
+export function prepareCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+): PreparedOperation | undefined {
   const root = schema.getRootType(operation.operation);
   if (!root) return undefined;
   const fragments = new Map<string, FragmentDefinitionNode>();
@@ -268,11 +271,6 @@ const prepare = perOperation((schema, document, operation): PreparedOperation | 
     defaults: defaultVariables(operation),
     resolved: undefined,
   };
-});
-
-/** The estimated cost of an operation (see `CostInput`): what the budget is charged before it runs. */
-export function operationCost(input: CostInput): number {
-  return operationEstimate(input).cost;
 }
 
 /**
@@ -280,8 +278,10 @@ export function operationCost(input: CostInput): number {
  * operation, whatever its variables (no page size given by a variable) and whatever the data (no
  * unpaged list counted). An operation the document lacks is never fixed.
  */
-export function operationEstimate(input: CostInput): { cost: number; fixed: boolean } {
-  const prepared = prepare(input.schema, input.document, input.operationName);
+export function estimateCost(
+  prepared: PreparedOperation | undefined,
+  input: Pick<CostInput, 'variables' | 'listSize'>,
+): { cost: number; fixed: boolean } {
   if (!prepared) return { cost: 0, fixed: false };
   const { walk, operation, root, defaults } = prepared;
   const variables = { ...defaults, ...(input.variables ?? {}) };
@@ -464,14 +464,8 @@ function sliceOf(
  * twice under one name are resolved once, so they count once. Never more than the estimate, but
  * for `__type(name:)` on a type with more fields than the average.
  */
-export function resolvedCost(input: {
-  schema: GraphQLSchema;
-  document: DocumentNode;
-  operationName?: string | null | undefined;
-  data: unknown;
-}): number {
-  if (!isRecord(input.data)) return 0;
-  const prepared = prepare(input.schema, input.document, input.operationName);
+export function costOfResult(prepared: PreparedOperation | undefined, data: unknown): number {
+  if (!isRecord(data)) return 0;
   if (!prepared) return 0;
   const { walk, operation, root } = prepared;
   prepared.resolved ??= plannedFields(
@@ -479,7 +473,7 @@ export function resolvedCost(input: {
     collect(walk, operation.selectionSet, root, new Map(), new Set(), 0),
     root,
   );
-  return fieldsCost(walk, prepared.resolved, input.data);
+  return fieldsCost(walk, prepared.resolved, data);
 }
 
 /**
