@@ -60,27 +60,16 @@ export interface CostRule {
 export function costRule({ schema, maxCost }: CostRuleOptions): CostRule {
   // Read the schema's weights now: a `@cost` that is not a weight stops the start.
   costModel(schema);
-  // The estimates that no variable and no data change, by document (the parse cache keeps one
-  // object per text, so an entry lives as long as its document is cached) and operation name
-  // (only operations the document has: at most its number of operations).
-  const fixedCosts = new WeakMap<DocumentNode, Map<string | null, number>>();
   return {
+    // An estimate that no variable and no data change is kept in the operation's plan.
     cost(document, operationName, variables, listSizes) {
-      const name = operationName ?? null;
-      const known = fixedCosts.get(document)?.get(name);
-      if (known !== undefined) return known;
-      const { cost, fixed } = operationEstimate({
+      return operationEstimate({
         schema,
         document,
         operationName,
         variables: isRecord(variables) ? variables : {},
         listSize: (coordinate) => listSizes?.get(coordinate),
-      });
-      if (fixed) {
-        const byName = fixedCosts.get(document) ?? new Map<string | null, number>();
-        fixedCosts.set(document, byName.set(name, cost));
-      }
-      return cost;
+      }).cost;
     },
     check(cost) {
       if (cost > maxCost) {

@@ -26,6 +26,7 @@ import {
   type ValueNode,
 } from 'graphql';
 import { MAX_PAGE_SIZE } from '../../domain/paging.js';
+import { fragmentsOf } from './walk.js';
 
 /**
  * The cost of a request, from the weights the schema declares with the IBM GraphQL Cost
@@ -249,6 +250,8 @@ export interface PreparedOperation {
   /** The defaults of the operation's variables. */
   readonly defaults: Readonly<Record<string, unknown>>;
   resolved: readonly PlannedField[] | undefined;
+  /** The estimate, once one turned out `fixed` (no variable and no data change it). */
+  fixedCost: number | undefined;
 }
 
 /** What the cost rules keep of an operation: it depends on the document alone (made once, in its plan). */
@@ -259,17 +262,13 @@ export function prepareCost(
 ): PreparedOperation | undefined {
   const root = schema.getRootType(operation.operation);
   if (!root) return undefined;
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of document.definitions) {
-    if (definition.kind === Kind.FRAGMENT_DEFINITION)
-      fragments.set(definition.name.value, definition);
-  }
   return {
-    walk: { schema, model: costModel(schema), fragments },
+    walk: { schema, model: costModel(schema), fragments: fragmentsOf(document) },
     operation,
     root,
     defaults: defaultVariables(operation),
     resolved: undefined,
+    fixedCost: undefined,
   };
 }
 
@@ -283,6 +282,7 @@ export function estimateCost(
   input: Pick<CostInput, 'variables' | 'listSize'>,
 ): { cost: number; fixed: boolean } {
   if (!prepared) return { cost: 0, fixed: false };
+  if (prepared.fixedCost !== undefined) return { cost: prepared.fixedCost, fixed: true };
   const { walk, operation, root, defaults } = prepared;
   const variables = { ...defaults, ...(input.variables ?? {}) };
   let fixed = true;
@@ -390,6 +390,8 @@ export function estimateCost(
   const cost = Math.ceil(
     selectionCost(operation.selectionSet, root, undefined, 0, undefined) - 1e-9,
   );
+  // Such an estimate is the same at every request: it is kept, and not walked again.
+  if (fixed) prepared.fixedCost = cost;
   return { cost, fixed };
 }
 

@@ -104,6 +104,16 @@ function conditionsOf(
   return conditions.length === 0 ? true : conditions;
 }
 
+/** A document's fragments by name. */
+export function fragmentsOf(document: DocumentNode): Map<string, FragmentDefinitionNode> {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION)
+      fragments.set(definition.name.value, definition);
+  }
+  return fragments;
+}
+
 /** The schema's field of a name on a type, the introspection fields included (as TypeInfo has it). */
 export function fieldDefinition(
   schema: GraphQLSchema,
@@ -134,11 +144,7 @@ export function walkOperation(
 ): void {
   const fieldCollectors = collectors.filter((collector) => collector.field);
   const fragmentCollectors = collectors.filter((collector) => collector.fragment);
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of document.definitions) {
-    if (definition.kind === Kind.FRAGMENT_DEFINITION)
-      fragments.set(definition.name.value, definition);
-  }
+  const fragments = fragmentsOf(document);
   const defaults = new Map<string, unknown>();
   for (const definition of operation.variableDefinitions ?? []) {
     const value = definition.defaultValue;

@@ -11,7 +11,7 @@ import { DEFAULT_PAGE_SIZE } from '../../domain/paging.js';
 
 /**
  * The IBM GraphQL Cost Directives, printed into the published SDL so that a client or a gateway
- * computes the same estimate as the server (src/graphql/cost.ts, docs/demand-control.md).
+ * computes the same estimate as the server (src/graphql/plan/cost.ts, docs/demand-control.md).
  */
 export const costDirectives = [
   new GraphQLDirective({
