@@ -242,19 +242,119 @@ interface Walk {
   readonly fragments: ReadonlyMap<string, FragmentDefinitionNode>;
 }
 
-/** A document's operation as the cost rules walk it, with the plan of what `resolvedCost` reads. */
+/** A document's operation as the cost rules read it, with the plan of what `resolvedCost` reads. */
 export interface PreparedOperation {
   readonly walk: Walk;
   readonly operation: OperationDefinitionNode;
   readonly root: GraphQLNamedType;
   /** The defaults of the operation's variables. */
   readonly defaults: Readonly<Record<string, unknown>>;
+  /** The operation's selections as the estimate reads them. */
+  readonly selections: CompiledSet;
+  /** The document's fragments as the estimate reads them, by name (undefined: no such type). */
+  readonly fragments: ReadonlyMap<string, CompiledSet | undefined>;
   resolved: readonly PlannedField[] | undefined;
   /** The estimate, once one turned out `fixed` (no variable and no data change it). */
   fixedCost: number | undefined;
 }
 
-/** What the cost rules keep of an operation: it depends on the document alone (made once, in its plan). */
+/** How a `@skip` or `@include` decides a selection: its literal, else a variable's value. */
+interface Gate {
+  readonly skip: boolean;
+  readonly literal: boolean | undefined;
+  readonly variable: string | undefined;
+}
+
+/** A slicing argument as a field is given it: a variable, or a literal's value (undefined: not given). */
+interface SliceArgument {
+  readonly name: string;
+  readonly variable: string | undefined;
+  readonly value: unknown;
+}
+
+/**
+ * A selection as the estimate reads it, with everything that does not depend on the request
+ * read once: the field's weights, its arguments' cost, its slicing arguments, its selection's.
+ */
+type Compiled = { readonly gates: readonly Gate[] } & (
+  | {
+      readonly kind: 'field';
+      readonly name: string;
+      readonly field: FieldCost;
+      readonly argumentsCost: number;
+      readonly slicing: readonly SliceArgument[] | undefined;
+      readonly children: CompiledSet | undefined;
+    }
+  | { readonly kind: 'inline'; readonly set: CompiledSet }
+  | { readonly kind: 'spread'; readonly name: string }
+);
+
+type CompiledSet = readonly Compiled[];
+
+function gatesOf(directives: readonly DirectiveNode[] | undefined): Gate[] {
+  const gates: Gate[] = [];
+  for (const directive of directives ?? []) {
+    const name = directive.name.value;
+    if (name !== 'skip' && name !== 'include') continue;
+    const value = directive.arguments?.find((arg) => arg.name.value === 'if')?.value;
+    const skip = name === 'skip';
+    if (value?.kind === Kind.BOOLEAN)
+      gates.push({ skip, literal: value.value, variable: undefined });
+    else if (value?.kind === Kind.VARIABLE)
+      gates.push({ skip, literal: undefined, variable: value.name.value });
+  }
+  return gates;
+}
+
+/**
+ * A selection set on `type` as the estimate reads it. What costs nothing whatever the request
+ * (`__typename`, a field or type the schema lacks, which validation reports) is left out.
+ */
+function compile(walk: Walk, selectionSet: SelectionSetNode, type: GraphQLNamedType): CompiledSet {
+  const compiled: Compiled[] = [];
+  for (const selection of selectionSet.selections) {
+    const gates = gatesOf(selection.directives);
+    if (selection.kind === Kind.FIELD) {
+      const field = walk.model.get(type.name)?.get(selection.name.value);
+      if (!field) continue;
+      const slicing = field.listSize?.slicingArguments.length
+        ? field.listSize.slicingArguments.map((name): SliceArgument => {
+            const value = selection.arguments?.find((arg) => arg.name.value === name)?.value;
+            return value?.kind === Kind.VARIABLE
+              ? { name, variable: value.name.value, value: undefined }
+              : { name, variable: undefined, value: value ? literal(value, {}) : undefined };
+          })
+        : undefined;
+      compiled.push({
+        gates,
+        kind: 'field',
+        name: selection.name.value,
+        field,
+        argumentsCost: argumentsCost(selection, field),
+        slicing,
+        children: selection.selectionSet && compile(walk, selection.selectionSet, field.type),
+      });
+    } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+      const condition = selection.typeCondition
+        ? walk.schema.getType(selection.typeCondition.name.value)
+        : type;
+      if (condition)
+        compiled.push({
+          gates,
+          kind: 'inline',
+          set: compile(walk, selection.selectionSet, condition),
+        });
+    } else {
+      compiled.push({ gates, kind: 'spread', name: selection.name.value });
+    }
+  }
+  return compiled;
+}
+
+/**
+ * What the cost rules keep of an operation: it depends on the document alone (made once, in its
+ * plan), so that an estimate reads a request's variables against it, not the document.
+ */
 export function prepareCost(
   schema: GraphQLSchema,
   document: DocumentNode,
@@ -262,11 +362,19 @@ export function prepareCost(
 ): PreparedOperation | undefined {
   const root = schema.getRootType(operation.operation);
   if (!root) return undefined;
+  const walk: Walk = { schema, model: costModel(schema), fragments: fragmentsOf(document) };
+  const fragments = new Map<string, CompiledSet | undefined>();
+  for (const [name, fragment] of walk.fragments) {
+    const condition = schema.getType(fragment.typeCondition.name.value);
+    fragments.set(name, condition && compile(walk, fragment.selectionSet, condition));
+  }
   return {
-    walk: { schema, model: costModel(schema), fragments: fragmentsOf(document) },
+    walk,
     operation,
     root,
     defaults: defaultVariables(operation),
+    selections: compile(walk, operation.selectionSet, root),
+    fragments,
     resolved: undefined,
     fixedCost: undefined,
   };
@@ -283,15 +391,49 @@ export function estimateCost(
 ): { cost: number; fixed: boolean } {
   if (!prepared) return { cost: 0, fixed: false };
   if (prepared.fixedCost !== undefined) return { cost: prepared.fixedCost, fixed: true };
-  const { walk, operation, root, defaults } = prepared;
-  const variables = { ...defaults, ...(input.variables ?? {}) };
+  const variables = { ...prepared.defaults, ...(input.variables ?? {}) };
   let fixed = true;
   const realSize = (coordinate: string) => {
     fixed = false;
     return input.listSize?.(coordinate);
   };
-  const fromVariable = () => {
-    fixed = false;
+  /**
+   * Whether `@skip` or `@include` leave a selection out, as execution will decide: from a
+   * literal, or from the request's value of a variable (or its default), which makes the
+   * estimate vary.
+   */
+  const leftOut = (gates: readonly Gate[]) => {
+    for (const { skip, literal: value, variable } of gates) {
+      let condition: unknown = value;
+      if (variable !== undefined) {
+        fixed = false;
+        condition = variables[variable];
+      }
+      if (skip ? condition === true : condition === false) return true;
+    }
+    return false;
+  };
+
+  /**
+   * The size a list field's slicing arguments give it: the largest of those the request gives (a
+   * value the field would refuse counts as a full page), else their defaults, else the assumed
+   * size; undefined for a field with no slicing argument.
+   */
+  const sliceOf = (slicing: readonly SliceArgument[], field: FieldCost): number | undefined => {
+    let size: number | undefined;
+    for (const argument of slicing) {
+      let value = argument.value;
+      if (argument.variable !== undefined) {
+        fixed = false;
+        value = variables[argument.variable];
+      }
+      if (value == null) value = field.slicingDefaults.get(argument.name);
+      if (value == null) continue;
+      const items =
+        typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : MAX_PAGE_SIZE;
+      size = Math.max(size ?? 0, items);
+    }
+    return size ?? field.listSize?.assumedSize ?? MAX_PAGE_SIZE;
   };
 
   /**
@@ -299,30 +441,19 @@ export function estimateCost(
    * many fields of the same name (`ofType`) enclose this selection in a row.
    */
   function selectionCost(
-    selectionSet: SelectionSetNode,
-    type: GraphQLNamedType,
+    set: CompiledSet,
     sized: { fields: readonly string[]; size: number } | undefined,
     nesting: number,
     chain: Chain | undefined,
   ): number {
     if (nesting > MAX_FRAGMENT_NESTING) return 0;
     let cost = 0;
-    for (const selection of selectionSet.selections) {
-      if (selection.directives?.length && leftOut(selection.directives, variables, fromVariable))
-        continue;
-      if (selection.kind === Kind.FIELD) {
-        const field = walk.model.get(type.name)?.get(selection.name.value);
-        if (!field) continue; // `__typename` (free), or a field validation reports
-        cost += estimate(selection, field, sized, nesting, chain);
-      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        const condition = selection.typeCondition
-          ? walk.schema.getType(selection.typeCondition.name.value)
-          : type;
-        if (condition)
-          cost += selectionCost(selection.selectionSet, condition, sized, nesting, chain);
-      } else {
-        cost += spreadCost(selection.name.value, sized, nesting, chain);
-      }
+    for (const selection of set) {
+      if (selection.gates.length > 0 && leftOut(selection.gates)) continue;
+      if (selection.kind === 'field') cost += estimate(selection, sized, nesting, chain);
+      else if (selection.kind === 'inline')
+        cost += selectionCost(selection.set, sized, nesting, chain);
+      else cost += spreadCost(selection.name, sized, nesting, chain);
     }
     return cost;
   }
@@ -342,43 +473,39 @@ export function estimateCost(
     const key = `${name}\u0000${nesting}\u0000${sized ? `${sized.size}\u0000${sized.fields}` : ''}\u0000${chain ? `${chain.field.coordinate}\u0000${chain.length}` : ''}`;
     let cost = spreads.get(key);
     if (cost === undefined) {
-      const fragment = walk.fragments.get(name);
-      const condition = fragment && walk.schema.getType(fragment.typeCondition.name.value);
-      cost =
-        fragment && condition
-          ? selectionCost(fragment.selectionSet, condition, sized, nesting + 1, chain)
-          : 0;
+      const fragment = prepared?.fragments.get(name);
+      cost = fragment ? selectionCost(fragment, sized, nesting + 1, chain) : 0;
       spreads.set(key, cost);
     }
     return cost;
   }
 
   function estimate(
-    node: FieldNode,
-    field: FieldCost,
+    selection: Extract<Compiled, { kind: 'field' }>,
     sized: { fields: readonly string[]; size: number } | undefined,
     nesting: number,
     enclosing: Chain | undefined,
   ): number {
+    const { field } = selection;
     let chain: Chain | undefined;
     if (field.chainLimit !== undefined) {
       const length = enclosing?.field === field ? enclosing.length + 1 : 1;
       if (length > field.chainLimit) return 0;
       chain = { field, length };
     }
-    const slice = field.listSize && sliceOf(node, field, field.listSize, variables, fromVariable);
+    const slice = selection.slicing && sliceOf(selection.slicing, field);
     const childrenSized =
       field.listSize && field.listSize.sizedFields.length > 0 && slice !== undefined
         ? { fields: field.listSize.sizedFields, size: slice }
         : undefined;
-    const children = node.selectionSet
-      ? selectionCost(node.selectionSet, field.type, childrenSized, nesting, chain)
+    const children = selection.children
+      ? selectionCost(selection.children, childrenSized, nesting, chain)
       : 0;
     const own = field.weight + children;
-    const args = argumentsCost(node, field);
+    const args = selection.argumentsCost;
     if (!field.list) return own + args;
     let items: number;
-    if (sized?.fields.includes(node.name.value)) items = sized.size;
+    if (sized?.fields.includes(selection.name)) items = sized.size;
     else if (field.listSize && field.listSize.sizedFields.length === 0 && slice !== undefined)
       items = slice;
     else items = realSize(field.coordinate) ?? field.listSize?.assumedSize ?? MAX_PAGE_SIZE;
@@ -387,10 +514,8 @@ export function estimateCost(
 
   // Introspection's lists count averages, fractions of an item: the sum is rounded up once (past
   // what floating point adds to a sum that is whole).
-  const cost = Math.ceil(
-    selectionCost(operation.selectionSet, root, undefined, 0, undefined) - 1e-9,
-  );
-  // Such an estimate is the same at every request: it is kept, and not walked again.
+  const cost = Math.ceil(selectionCost(prepared.selections, undefined, 0, undefined) - 1e-9);
+  // Such an estimate is the same at every request: it is kept, and not worked out again.
   if (fixed) prepared.fixedCost = cost;
   return { cost, fixed };
 }
@@ -401,62 +526,11 @@ interface Chain {
   readonly length: number;
 }
 
-/**
- * Whether `@skip` or `@include` leave a selection out, as execution will decide: from a literal,
- * or from the request's value of a variable (or its default), which makes the estimate vary.
- */
-function leftOut(
-  directives: readonly DirectiveNode[],
-  variables: Record<string, unknown>,
-  fromVariable: () => void,
-): boolean {
-  for (const directive of directives) {
-    const name = directive.name.value;
-    if (name !== 'skip' && name !== 'include') continue;
-    const value = directive.arguments?.find((arg) => arg.name.value === 'if')?.value;
-    let condition: unknown;
-    if (value?.kind === Kind.BOOLEAN) condition = value.value;
-    else if (value?.kind === Kind.VARIABLE) {
-      fromVariable();
-      condition = variables[value.name.value];
-    }
-    if (name === 'skip' ? condition === true : condition === false) return true;
-  }
-  return false;
-}
-
 function argumentsCost(node: FieldNode, field: FieldCost): number {
   if (field.argumentWeights.size === 0) return 0;
   let cost = 0;
   for (const arg of node.arguments ?? []) cost += field.argumentWeights.get(arg.name.value) ?? 0;
   return cost;
-}
-
-/**
- * The size a list field's slicing arguments give it: the largest of those the request gives (a
- * value the field would refuse counts as a full page), else their defaults, else the assumed
- * size; undefined for a field with no slicing argument.
- */
-function sliceOf(
-  node: FieldNode,
-  field: FieldCost,
-  listSize: ListSize,
-  variables: Record<string, unknown>,
-  fromVariable: () => void,
-): number | undefined {
-  if (listSize.slicingArguments.length === 0) return undefined;
-  let size: number | undefined;
-  for (const name of listSize.slicingArguments) {
-    const argument = node.arguments?.find((arg) => arg.name.value === name);
-    if (argument?.value.kind === Kind.VARIABLE) fromVariable();
-    let value = argument ? literal(argument.value, variables) : undefined;
-    if (value == null) value = field.slicingDefaults.get(name);
-    if (value == null) continue;
-    const items =
-      typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : MAX_PAGE_SIZE;
-    size = Math.max(size ?? 0, items);
-  }
-  return size ?? listSize.assumedSize ?? MAX_PAGE_SIZE;
 }
 
 /**
