@@ -4,16 +4,16 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 /**
- * One analysis per operation (docs/architecture.md): the plan (src/graphql/plan/) is the one place
- * in src/ that walks a GraphQL document's selections, there, the result walk for an operation's
- * actual cost besides; every policy reads the plan. A walk is what graphql-js offers for one
- * (`visit`, `visitInParallel`, `TypeInfo`) or a loop over a document's definitions or a selection
- * set's selections.
+ * One analysis per operation (docs/architecture.md): the plan's walk (src/graphql/plan/walk.ts)
+ * is the one place in src/ that walks a GraphQL document's selections, and the walk of a result
+ * for an operation's actual cost (src/graphql/plan/cost.ts) the one other; every policy reads the
+ * plan. A walk is what graphql-js offers for one (`visit`, `visitInParallel`, `TypeInfo`) or a
+ * loop over a document's definitions or a selection set's selections.
  */
 const src = fileURLToPath(new URL('../../src/', import.meta.url));
-const plan = 'graphql/plan/';
+const walkers = ['graphql/plan/walk.ts', 'graphql/plan/cost.ts'];
 
-const walking = /\bvisit(?:InParallel|WithTypeInfo)?\(|\bTypeInfo\b|\.selections\b|\.definitions\b/;
+const walking = /\bvisit(?:InParallel|WithTypeInfo)?\(|\bTypeInfo\(|\.selections\b|\.definitions\b/;
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -24,22 +24,27 @@ function sourceFiles(dir: string): string[] {
 }
 
 /** The lines of src/ that walk a document, as `file:line: text`. */
-function walks(inPlan: boolean): string[] {
-  return sourceFiles(src).flatMap((file) => {
-    const name = relative(src, file);
-    if (name.startsWith(plan) !== inPlan) return [];
-    return readFileSync(file, 'utf8')
-      .split('\n')
-      .flatMap((line, at) => (walking.test(line) ? [`${name}:${at + 1}: ${line.trim()}`] : []));
-  });
-}
+const walks = sourceFiles(src).flatMap((file) =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .flatMap((line, at) =>
+      walking.test(line) ? [`${relative(src, file)}:${at + 1}: ${line.trim()}`] : [],
+    ),
+);
 
 describe('one walk of a document', () => {
-  it('walks documents in the plan alone', () => {
-    expect(walks(false)).toEqual([]);
+  it('walks documents in the plan’s walk and the actual cost’s result walk alone', () => {
+    const elsewhere = walks.filter((line) => !walkers.some((file) => line.startsWith(`${file}:`)));
+    expect(elsewhere).toEqual([]);
   });
 
-  it('finds the plan’s own walk (the check reads what it is meant to)', () => {
-    expect(walks(true).some((line) => line.startsWith(`${plan}walk.ts`))).toBe(true);
+  it('finds both walks (the check reads what it is meant to)', () => {
+    for (const file of walkers)
+      expect(walks.some((line) => line.startsWith(`${file}:`))).toBe(true);
+  });
+
+  it('finds a walk where the policies had theirs', () => {
+    expect(walking.test('typeInfo = new TypeInfo(schema); visit(document, visitor)')).toBe(true);
+    expect(walking.test('for (const selection of operation.selectionSet.selections)')).toBe(true);
   });
 });

@@ -135,8 +135,8 @@ export function usageCollector(
       }
       addType(getNamedType(definition.type));
     },
-    fragment({ runs, introspection, type }) {
-      if (runs.leftOut || introspection) return;
+    fragment({ runs, introspection, type, entered }) {
+      if (runs.leftOut || introspection || !entered) return;
       into = under(runs);
       addType(type);
     },

@@ -26,7 +26,7 @@ import {
   type ValueNode,
 } from 'graphql';
 import { MAX_PAGE_SIZE } from '../../domain/paging.js';
-import { fragmentsOf } from './walk.js';
+import { type Collector, fragmentsOf } from './walk.js';
 
 /**
  * The cost of a request, from the weights the schema declares with the IBM GraphQL Cost
@@ -250,7 +250,7 @@ export interface PreparedOperation {
   /** The defaults of the operation's variables. */
   readonly defaults: Readonly<Record<string, unknown>>;
   /** The operation's selections as the estimate reads them. */
-  readonly selections: CompiledSet;
+  readonly compiled: CompiledSet;
   /** The document's fragments as the estimate reads them, by name (undefined: no such type). */
   readonly fragments: ReadonlyMap<string, CompiledSet | undefined>;
   resolved: readonly PlannedField[] | undefined;
@@ -283,9 +283,9 @@ type Compiled = { readonly gates: readonly Gate[] } & (
       readonly field: FieldCost;
       readonly argumentsCost: number;
       readonly slicing: readonly SliceArgument[] | undefined;
-      readonly children: CompiledSet | undefined;
+      children: CompiledSet | undefined;
     }
-  | { readonly kind: 'inline'; readonly set: CompiledSet }
+  | { readonly kind: 'inline'; set: CompiledSet }
   | { readonly kind: 'spread'; readonly name: string }
 );
 
@@ -306,77 +306,98 @@ function gatesOf(directives: readonly DirectiveNode[] | undefined): Gate[] {
   return gates;
 }
 
-/**
- * A selection set on `type` as the estimate reads it. What costs nothing whatever the request
- * (`__typename`, a field or type the schema lacks, which validation reports) is left out.
- */
-function compile(walk: Walk, selectionSet: SelectionSetNode, type: GraphQLNamedType): CompiledSet {
-  const compiled: Compiled[] = [];
-  for (const selection of selectionSet.selections) {
-    const gates = gatesOf(selection.directives);
-    if (selection.kind === Kind.FIELD) {
-      const field = walk.model.get(type.name)?.get(selection.name.value);
-      if (!field) continue;
-      const slicing = field.listSize?.slicingArguments.length
-        ? field.listSize.slicingArguments.map((name): SliceArgument => {
-            const value = selection.arguments?.find((arg) => arg.name.value === name)?.value;
-            return value?.kind === Kind.VARIABLE
-              ? { name, variable: value.name.value, value: undefined }
-              : { name, variable: undefined, value: value ? literal(value, {}) : undefined };
-          })
-        : undefined;
-      compiled.push({
-        gates,
-        kind: 'field',
-        name: selection.name.value,
-        field,
-        argumentsCost: argumentsCost(selection, field),
-        slicing,
-        children: selection.selectionSet && compile(walk, selection.selectionSet, field.type),
-      });
-    } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-      const condition = selection.typeCondition
-        ? walk.schema.getType(selection.typeCondition.name.value)
-        : type;
-      if (condition)
-        compiled.push({
-          gates,
-          kind: 'inline',
-          set: compile(walk, selection.selectionSet, condition),
-        });
-    } else {
-      compiled.push({ gates, kind: 'spread', name: selection.name.value });
-    }
-  }
-  return compiled;
+function slicingOf(node: FieldNode, field: FieldCost): SliceArgument[] | undefined {
+  if (!field.listSize?.slicingArguments.length) return undefined;
+  return field.listSize.slicingArguments.map((name): SliceArgument => {
+    const value = node.arguments?.find((arg) => arg.name.value === name)?.value;
+    return value?.kind === Kind.VARIABLE
+      ? { name, variable: value.name.value, value: undefined }
+      : { name, variable: undefined, value: value ? literal(value, {}) : undefined };
+  });
 }
 
+const NOTHING: CompiledSet = Object.freeze([]);
+
 /**
- * What the cost rules keep of an operation: it depends on the document alone (made once, in its
- * plan), so that an estimate reads a request's variables against it, not the document.
+ * What the cost rules keep of an operation, collected from the plan's walk: each selection set
+ * the walk goes into, as the estimate reads it (each selection once, in its order; what costs
+ * nothing whatever the request, `__typename` or a field the schema lacks, is left out). It depends
+ * on the document alone, so that an estimate reads a request's variables against it, not the
+ * document.
  */
-export function prepareCost(
+export function costCollector(
   schema: GraphQLSchema,
   document: DocumentNode,
   operation: OperationDefinitionNode,
-): PreparedOperation | undefined {
-  const root = schema.getRootType(operation.operation);
-  if (!root) return undefined;
-  const walk: Walk = { schema, model: costModel(schema), fragments: fragmentsOf(document) };
-  const fragments = new Map<string, CompiledSet | undefined>();
-  for (const [name, fragment] of walk.fragments) {
-    const condition = schema.getType(fragment.typeCondition.name.value);
-    fragments.set(name, condition && compile(walk, fragment.selectionSet, condition));
-  }
+): Collector & { prepared(): PreparedOperation | undefined } {
+  const model = costModel(schema);
+  const sets = new Map<SelectionSetNode, Compiled[]>();
+  const met = new Set<object>();
+  const fields: { entry: Extract<Compiled, { kind: 'field' }>; node: FieldNode }[] = [];
+  const inlines: { entry: Extract<Compiled, { kind: 'inline' }>; body: SelectionSetNode }[] = [];
+  const into = (set: SelectionSetNode) => {
+    let compiled = sets.get(set);
+    if (!compiled) {
+      compiled = [];
+      sets.set(set, compiled);
+    }
+    return compiled;
+  };
   return {
-    walk,
-    operation,
-    root,
-    defaults: defaultVariables(operation),
-    selections: compile(walk, operation.selectionSet, root),
-    fragments,
-    resolved: undefined,
-    fixedCost: undefined,
+    field({ set, node, parent }) {
+      if (met.has(node)) return;
+      met.add(node);
+      const field = model.get(parent.name)?.get(node.name.value);
+      const compiled = into(set);
+      if (!field) return;
+      const entry = {
+        gates: gatesOf(node.directives),
+        kind: 'field' as const,
+        name: node.name.value,
+        field,
+        argumentsCost: argumentsCost(node, field),
+        slicing: slicingOf(node, field),
+        children: undefined,
+      };
+      compiled.push(entry);
+      fields.push({ entry, node });
+    },
+    fragment({ set, selection, type }) {
+      if (met.has(selection)) return;
+      met.add(selection);
+      const compiled = into(set);
+      const gates = gatesOf(selection.directives);
+      if (selection.kind === Kind.FRAGMENT_SPREAD) {
+        compiled.push({ gates, kind: 'spread', name: selection.name.value });
+      } else if (type) {
+        const entry = { gates, kind: 'inline' as const, set: NOTHING };
+        compiled.push(entry);
+        inlines.push({ entry, body: selection.selectionSet });
+      }
+    },
+    prepared() {
+      const root = schema.getRootType(operation.operation);
+      if (!root) return undefined;
+      for (const { entry, node } of fields)
+        entry.children = node.selectionSet && (sets.get(node.selectionSet) ?? NOTHING);
+      for (const { entry, body } of inlines) entry.set = sets.get(body) ?? NOTHING;
+      const walk: Walk = { schema, model, fragments: fragmentsOf(document) };
+      const fragments = new Map<string, CompiledSet | undefined>();
+      for (const [name, fragment] of walk.fragments) {
+        const type = schema.getType(fragment.typeCondition.name.value);
+        fragments.set(name, type && (sets.get(fragment.selectionSet) ?? NOTHING));
+      }
+      return {
+        walk,
+        operation,
+        root,
+        defaults: defaultVariables(operation),
+        compiled: sets.get(operation.selectionSet) ?? NOTHING,
+        fragments,
+        resolved: undefined,
+        fixedCost: undefined,
+      };
+    },
   };
 }
 
@@ -514,7 +535,7 @@ export function estimateCost(
 
   // Introspection's lists count averages, fractions of an item: the sum is rounded up once (past
   // what floating point adds to a sum that is whole).
-  const cost = Math.ceil(selectionCost(prepared.selections, undefined, 0, undefined) - 1e-9);
+  const cost = Math.ceil(selectionCost(prepared.compiled, undefined, 0, undefined) - 1e-9);
   // Such an estimate is the same at every request: it is kept, and not worked out again.
   if (fixed) prepared.fixedCost = cost;
   return { cost, fixed };

@@ -1,7 +1,7 @@
 import type { DocumentNode, GraphQLSchema, OperationTypeNode } from 'graphql';
 import { perOperation } from '../operation.js';
 import { type SchemaUsage, usageCollector } from './coordinates.js';
-import { type PreparedOperation, prepareCost } from './cost.js';
+import { costCollector, type PreparedOperation } from './cost.js';
 import {
   deprecatedCollector,
   listsCollector,
@@ -54,10 +54,19 @@ export const planOf: (
   const lists = listsCollector();
   const returned = returnedTypesCollector();
   const top = topCollector();
-  walkOperation(schema, document, operation, [usage, scopes, deprecated, lists, returned, top]);
+  const cost = costCollector(schema, document, operation);
+  walkOperation(schema, document, operation, [
+    cost,
+    usage,
+    scopes,
+    deprecated,
+    lists,
+    returned,
+    top,
+  ]);
   return Object.freeze({
     type: operation.operation,
-    cost: prepareCost(schema, document, operation),
+    cost: cost.prepared(),
     usage: usage.usage(),
     scopes: scopes.scopes,
     deprecated: deprecated.uses,

@@ -3,10 +3,12 @@ import {
   type DocumentNode,
   type FieldNode,
   type FragmentDefinitionNode,
+  type FragmentSpreadNode,
   type GraphQLField,
   type GraphQLNamedType,
   type GraphQLSchema,
   getNamedType,
+  type InlineFragmentNode,
   isCompositeType,
   isInterfaceType,
   isObjectType,
@@ -39,6 +41,8 @@ export interface Runs {
 
 /** Where a selection sits: under how many fields, and whether inside introspection (`__schema`). */
 interface Place {
+  /** The selection set it is one of. */
+  readonly set: SelectionSetNode;
   readonly runs: Runs;
   /** How many fields enclose it: 0 for the operation's top fields. */
   readonly depth: number;
@@ -55,9 +59,14 @@ export interface FieldVisit extends Place {
   readonly definition: GraphQLField<unknown, unknown> | undefined;
 }
 
-/** A fragment (inline or spread, `type` its condition) the walk goes into. */
+/**
+ * A fragment, inline or spread (`type` its condition): every one the walk meets, `entered` false
+ * for a spread of a fragment already gone into under the same conditions.
+ */
 export interface FragmentVisit extends Place {
+  readonly selection: InlineFragmentNode | FragmentSpreadNode;
   readonly type: GraphQLNamedType | undefined;
+  readonly entered: boolean;
 }
 
 /** What one fact of the plan reads of the walk: its events, never the document itself. */
@@ -169,7 +178,8 @@ export function walkOperation(
 
   const selections = (selectionSet: SelectionSetNode, parent: GraphQLNamedType, at: Place) => {
     for (const selection of selectionSet.selections) {
-      const place = { ...at, runs: runsOf(conditionsOf(selection.directives, defaults), at.runs) };
+      const runs = runsOf(conditionsOf(selection.directives, defaults), at.runs);
+      const place = { ...at, set: selectionSet, runs };
       if (selection.kind === Kind.FIELD) {
         const definition = fieldDefinition(schema, parent, selection.name.value);
         const visit: FieldVisit = {
@@ -190,16 +200,17 @@ export function walkOperation(
         const type = selection.typeCondition
           ? schema.getType(selection.typeCondition.name.value)
           : parent;
-        fragment({ ...place, type });
+        fragment({ ...place, selection, type, entered: true });
         if (type) selections(selection.selectionSet, type, place);
       } else {
         const name = selection.name.value;
         const key = `${name}\u0000${place.runs.key}`;
-        if (visited.has(key)) continue;
-        visited.add(key);
         const definition = fragments.get(name);
         const type = definition && schema.getType(definition.typeCondition.name.value);
-        fragment({ ...place, type });
+        const entered = !visited.has(key);
+        fragment({ ...place, selection, type, entered });
+        if (!entered) continue;
+        visited.add(key);
         if (definition && type)
           selections(definition.selectionSet, type, { ...place, direct: false });
       }
@@ -209,6 +220,7 @@ export function walkOperation(
   const root = schema.getRootType(operation.operation);
   if (root)
     selections(operation.selectionSet, root, {
+      set: operation.selectionSet,
       runs: ALWAYS,
       depth: 0,
       direct: true,
