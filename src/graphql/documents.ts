@@ -38,8 +38,8 @@ export interface DocumentCache {
  * What a document holds on the heap, estimated from its text and tokens: graphql-js keeps a token
  * object and a location per token (about 560 bytes a token measured with 2,000 tokens; more with
  * long names), and what is computed from the document (its operation, its plan, see
- * src/graphql/plan/: a few bytes a token measured with 1,400 tokens, and its compiled query) hangs
- * off it. Deliberately generous: the bound must hold for the worst document.
+ * src/graphql/plan/: about 80 bytes a token measured with 1,400 tokens, and its compiled query)
+ * hangs off it. Deliberately generous: the bound must hold for the worst document.
  */
 export function documentBytes(text: string, document: DocumentNode): number {
   let tokens = 0;

@@ -291,7 +291,10 @@ type Compiled = { readonly gates: readonly Gate[] } & (
 
 type CompiledSet = readonly Compiled[];
 
-function gatesOf(directives: readonly DirectiveNode[] | undefined): Gate[] {
+const NO_GATES: readonly Gate[] = Object.freeze([]);
+
+function gatesOf(directives: readonly DirectiveNode[] | undefined): readonly Gate[] {
+  if (!directives?.length) return NO_GATES;
   const gates: Gate[] = [];
   for (const directive of directives ?? []) {
     const name = directive.name.value;
