@@ -1,10 +1,9 @@
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { database, databaseAvailable } from './helpers/app.js';
-import { projectRoot, runNode, tsx } from './helpers/process.js';
+import { projectRoot, runCommand, runNode, tsx } from './helpers/process.js';
 
 const scripts = (
   JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as {
@@ -94,23 +93,8 @@ it.each(commands)('%s refuses an unknown option in one line, exit code 2', async
 });
 
 /** `npm -s <args>` in the project, as a user types it; resolves when it exits. */
-function runNpm(args: string[]) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn('npm', ['-s', ...args], {
-      cwd: projectRoot,
-      env: { ...process.env, DATABASE_URL: `file:${untouched}` },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const runNpm = (args: string[]) =>
+  runCommand('npm', ['-s', ...args], { DATABASE_URL: `file:${untouched}` });
 
 it('npm start -- <unknown option> points at npm start -- --help, not at npm’s own help', async () => {
   const answer = await runNpm(['start', '--', '--no-such-option']);

@@ -59,13 +59,20 @@ export function childDatabase() {
 export function runNode(
   args: string[],
   env: Record<string, string> = {},
-  { timeoutMs }: { timeoutMs?: number } = {},
+  options: { timeoutMs?: number; cwd?: string } = {},
+) {
+  return runCommand(process.execPath, args, env, options);
+}
+
+/** Runs `command <args>` (in the project, or in `cwd`), as `runNode` runs node. */
+export function runCommand(
+  command: string,
+  args: string[],
+  env: Record<string, string> = {},
+  { timeoutMs, cwd = projectRoot }: { timeoutMs?: number; cwd?: string } = {},
 ) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, args, {
-      cwd: projectRoot,
-      env: { ...process.env, ...env },
-    });
+    const child = spawn(command, args, { cwd, env: { ...process.env, ...env } });
     const killer = timeoutMs ? setTimeout(() => child.kill('SIGKILL'), timeoutMs) : undefined;
     let stdout = '';
     let stderr = '';

@@ -1,11 +1,11 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UsageReport } from '../../src/usage/report.js';
 import { createTestApp, database, databaseAvailable, type TestApp } from '../helpers/app.js';
-import { projectRoot } from '../helpers/process.js';
+import { projectRoot, runNode } from '../helpers/process.js';
 
 const sdl = readFileSync(join(projectRoot, 'schema/schema.graphql'), 'utf8');
 const openApi = readFileSync(join(projectRoot, 'schema/openapi.json'), 'utf8');
@@ -45,25 +45,8 @@ function checkout() {
 }
 
 /** `npm run schema:check` (the built command) in `cwd`; its exit code and output. */
-function schemaCheck(cwd: string, args: string[], env: Record<string, string> = {}) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(
-      process.execPath,
-      [join(projectRoot, 'dist/schema-check/check-cli.js'), ...args],
-      { cwd, env: { ...process.env, ...env } },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    // 'close', not 'exit': the process may exit before its output has been read.
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const schemaCheck = (cwd: string, args: string[], env: Record<string, string> = {}) =>
+  runNode([join(projectRoot, 'dist/schema-check/check-cli.js'), ...args], env, { cwd });
 
 /** A usage report as GET /usage writes it, with `uses` of coordinates `daysAgo` days ago. */
 function report(uses: { coordinate: string; api: 'graphql' | 'rest'; daysAgo: number }[]) {
