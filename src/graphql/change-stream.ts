@@ -58,6 +58,7 @@ export async function changeStream<Event, Value>(
   };
   let expiry: NodeJS.Timeout | undefined;
   let stopWatching = () => {};
+  let release = () => {};
   const finish = () => {
     if (done) return;
     done = true;
@@ -67,12 +68,15 @@ export async function changeStream<Event, Value>(
     closed?.removeEventListener('abort', finish);
     notify();
   };
-  const release = ctx.subscriber.subscriptions.open(ctx.subscriber.client, finish);
   closed?.addEventListener('abort', finish);
 
   let cursor: bigint;
   try {
     cursor = await startingCursor(source, after);
+    // Open (counted, and within its client's cap) once it has its cursor: every event committed
+    // from then on reaches it. Counted earlier, a write made once the count said so could commit
+    // before the cursor was read, and the cursor would start after its event.
+    if (!done) release = ctx.subscriber.subscriptions.open(ctx.subscriber.client, finish);
   } catch (error) {
     finish();
     throw error;
