@@ -1,4 +1,4 @@
-import { encodeCursor } from '../src/graphql/schema/connection.js';
+import { encodeCursor } from '../src/graphql/kit/connection.js';
 
 /**
  * The GraphQL operations the benchmark sends. The baseline recognises them by their exact text, the

@@ -1,23 +1,17 @@
-import {
-  createCategory,
-  deleteCategory,
-  listCategories,
-  updateCategory,
-} from '../../domain/categories.js';
-import { parseId } from '../../domain/ids.js';
-import { primed } from '../loaders.js';
-import { builder } from './builder.js';
-import { buildConnection, connectionArgs, connectionPage } from './connection.js';
-import { connectionCost, mutationCost } from './cost-directives.js';
-import { PetConnection } from './pet.js';
-import { PetStatus } from './pet-status.js';
-import { needs } from './scopes.js';
+import { parseId } from '../domain/ids.js';
+import { builder } from '../graphql/kit/builder.js';
+import { buildConnection, connectionArgs, connectionPage } from '../graphql/kit/connection.js';
+import { connectionCost, mutationCost } from '../graphql/kit/cost-directives.js';
+import { existing, primed } from '../graphql/kit/loaders.js';
+import { needs } from '../graphql/kit/scopes.js';
 import {
   ifVersionDescription,
   ifVersionOf,
   resolveVersion,
   versionDescription,
-} from './version.js';
+} from '../graphql/kit/version.js';
+import { Pet, PetConnection, PetStatus } from '../pets/graphql.js';
+import { createCategory, deleteCategory, listCategories, updateCategory } from './rules.js';
 
 export const Category = builder.prismaObject('Category', {
   fields: (t) => ({
@@ -43,6 +37,15 @@ export const Category = builder.prismaObject('Category', {
     }),
   }),
 });
+
+/** A pet's category: the categories' side of the relation (Category.pets is above). */
+builder.prismaObjectField(Pet, 'category', (t) =>
+  t.field({
+    type: Category,
+    resolve: (pet, _args, ctx) =>
+      existing(ctx.loaders.category.load(pet.categoryId), `category of pet ${pet.id}`),
+  }),
+);
 
 const NewCategory = builder.inputType('NewCategory', {
   fields: (t) => ({

@@ -1,12 +1,13 @@
 import { isPrismaError } from '../db/errors.js';
+import { requireScope } from '../domain/authorization.js';
+import type { DomainContext } from '../domain/context.js';
+import { parseId } from '../domain/ids.js';
+import { optionalText, requiredText } from '../domain/validation.js';
+import { type IfVersion, nextVersion, writeVersioned } from '../domain/versions.js';
+import { writeReporting } from '../domain/write.js';
 import { DomainError } from '../errors/catalogue.js';
 import { domainOperation } from '../tracing/hooks.js';
-import { requireScope } from './authorization.js';
-import type { DomainContext } from './context.js';
-import { parseId } from './ids.js';
-import { optionalText, requiredText } from './validation.js';
-import { type IfVersion, nextVersion, writeVersioned } from './versions.js';
-import { writeReporting } from './write.js';
+import * as store from './store.js';
 
 export interface CategoryInput {
   name: string;
@@ -25,21 +26,21 @@ function categoryData(input: CategoryInput) {
 export const getCategory = domainOperation(
   'getCategory',
   function getCategory(ctx: DomainContext, rawId: unknown) {
-    return ctx.db.category.findUnique({ where: { id: parseId(rawId, 'id') } });
+    return store.categoryById(ctx.db, parseId(rawId, 'id'));
   },
 );
 
 export const listCategories = domainOperation(
   'listCategories',
   function listCategories(ctx: DomainContext) {
-    return ctx.db.category.findMany({ orderBy: { id: 'asc' } });
+    return store.allCategories(ctx.db);
   },
 );
 
 export const countCategories = domainOperation(
   'countCategories',
   function countCategories(ctx: DomainContext) {
-    return ctx.db.category.count();
+    return store.countCategories(ctx.db);
   },
 );
 

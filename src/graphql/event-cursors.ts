@@ -1,7 +1,7 @@
 import type { ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import type { GraphQLContext } from './context.js';
 import { copyWith } from './copy-with.js';
+import type { GraphQLContext } from './kit/context.js';
 
 /**
  * Puts each subscription event's cursor in its result's `extensions.cursor`, on every transport,

@@ -17,8 +17,8 @@ import {
   ResponseTooLarge,
 } from '../idempotency/keys.js';
 import { boundResults } from './bounded-errors.js';
-import type { GraphQLContext } from './context.js';
 import { errorCodeOf } from './errors.js';
+import type { GraphQLContext } from './kit/context.js';
 import { createLoaders } from './loaders.js';
 import { planOf } from './plan/index.js';
 

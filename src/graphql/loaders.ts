@@ -2,9 +2,10 @@ import DataLoader from 'dataloader';
 import { keyedLoader } from '../db/keyed-loader.js';
 import type { SharedRead, SharedReads } from '../db/shared-reads.js';
 import type { DomainContext } from '../domain/context.js';
-import { orderCountsByPet, orderPagesByPet, ordersByIds } from '../domain/orders.js';
 import type { Page } from '../domain/paging.js';
-import { petCountsByCategory, petPagesByCategory } from '../domain/pets.js';
+import { orderCountsByPet, orderPagesByPet, ordersByIds } from '../orders/rules.js';
+import { petCountsByCategory, petPagesByCategory } from '../pets/rules.js';
+import type { Loaders, PetsOfCategory } from './kit/loaders.js';
 
 export interface LoaderOptions {
   /** Keep what was read for the rest of the operation (queries); mutations change it, so they don't. */
@@ -62,19 +63,15 @@ type InventoryRow = RowOf<SharedReads['inventory']>;
 type OrderRow = Awaited<ReturnType<typeof ordersByIds>>[number];
 type PetOfCategory = Awaited<ReturnType<typeof petPagesByCategory>>[number];
 type OrderOfPet = Awaited<ReturnType<typeof orderPagesByPet>>[number];
-interface PetsOfCategory {
-  status: string | null | undefined;
-  page: Page;
-}
 
 /**
- * The request's loaders: every read by id and every relation goes through one, so a request
- * costs one statement per kind of row and level, however many rows it returns. Made fresh for
+ * The request's loaders (what they are: src/graphql/kit/loaders.ts), made of the stores' reads
+ * through the resources' rules (a scope, a status) and of the shared reads by id. Made fresh for
  * each operation with its caller's domain context: nothing cached here outlives it or reaches
  * another caller. Each is made when a resolver first asks for it: a point read makes one, not
  * nine.
  */
-export class Loaders {
+class OperationLoaders implements Loaders {
   #pet?: DataLoader<bigint, PetRow | null>;
   #category?: DataLoader<bigint, CategoryRow | null>;
   #inventory?: DataLoader<bigint, InventoryRow | null>;
@@ -174,22 +171,5 @@ export function createLoaders(
   shared: SharedReads,
   options: LoaderOptions = { cache: true },
 ): Loaders {
-  return new Loaders(domain, shared, options);
-}
-
-/** Rows read by a list, kept in `loader` so that fields reading them by key again cost nothing. */
-export function primed<Row>(
-  loader: DataLoader<bigint, Row | null>,
-  rows: Row[],
-  keyOf: (row: Row) => bigint,
-): Row[] {
-  for (const row of rows) loader.prime(keyOf(row), row);
-  return rows;
-}
-
-/** A row that a foreign key guarantees; its absence is a broken database, not a client error. */
-export async function existing<Row>(row: Promise<Row | null>, what: string): Promise<Row> {
-  const found = await row;
-  if (found === null) throw new Error(`${what} is missing`);
-  return found;
+  return new OperationLoaders(domain, shared, options);
 }

@@ -1,20 +1,24 @@
-import { parseId } from '../../domain/ids.js';
-import { countInventory, listInventory, updateInventory } from '../../domain/inventory.js';
-import { changeStream, delivered } from '../change-stream.js';
-import type { GraphQLContext } from '../context.js';
-import { existing } from '../loaders.js';
-import { builder } from './builder.js';
-import { connectionArgs, connectionType, resolveListConnection } from './connection.js';
-import { connectionCost, mutationCost } from './cost-directives.js';
-import { afterDescription } from './event-cursor.js';
-import { PetStatus } from './pet-status.js';
-import { needs } from './scopes.js';
+import { parseId } from '../domain/ids.js';
+import { builder } from '../graphql/kit/builder.js';
+import { changeStream, delivered } from '../graphql/kit/change-stream.js';
+import {
+  connectionArgs,
+  connectionType,
+  resolveListConnection,
+} from '../graphql/kit/connection.js';
+import type { GraphQLContext } from '../graphql/kit/context.js';
+import { connectionCost, mutationCost } from '../graphql/kit/cost-directives.js';
+import { afterDescription } from '../graphql/kit/event-cursor.js';
+import { existing } from '../graphql/kit/loaders.js';
+import { needs } from '../graphql/kit/scopes.js';
 import {
   ifVersionDescription,
   ifVersionOf,
   resolveVersion,
   versionDescription,
-} from './version.js';
+} from '../graphql/kit/version.js';
+import { Pet, PetStatus } from '../pets/graphql.js';
+import { countInventory, listInventory, updateInventory } from './rules.js';
 
 /** The pet of an inventory item (its status is the item's). */
 export function petOf(item: { petId: bigint }, ctx: GraphQLContext) {
@@ -36,6 +40,22 @@ export const InventoryItem = builder.prismaObject('InventoryItem', {
     }),
   }),
 });
+
+/** The stock of a pet, and the pet of an inventory item: the relation, from the inventory's side. */
+builder.prismaObjectField(Pet, 'inventory', (t) =>
+  t.field({
+    type: InventoryItem,
+    resolve: (pet, _args, ctx) =>
+      existing(ctx.loaders.inventory.load(pet.id), `inventory of pet ${pet.id}`),
+  }),
+);
+
+builder.prismaObjectField(InventoryItem, 'pet', (t) =>
+  t.field({
+    type: Pet,
+    resolve: (item, _args, ctx) => petOf(item, ctx),
+  }),
+);
 
 const InventoryItemConnection = connectionType('InventoryItem', InventoryItem);
 

@@ -1,13 +1,41 @@
 import { z } from '@hono/zod-openapi';
-import type { DomainContext } from '../../domain/context.js';
-import { parseId } from '../../domain/ids.js';
-import * as inventory from '../../domain/inventory.js';
-import { notFound } from '../../domain/not-found.js';
-import { pageOf } from '../query.js';
-import { presentInventoryItem, sendPage, sendResource } from '../respond.js';
-import { defineRoute } from '../route.js';
-import { InventoryItem, InventoryUpdate, idParam, pagingQuery } from '../schemas.js';
-import { one, page } from './success.js';
+import type { DomainContext } from '../domain/context.js';
+import { parseId } from '../domain/ids.js';
+import { notFound } from '../domain/not-found.js';
+import { PetStatus } from '../pets/rest.js';
+import type { PetStatus as Status } from '../pets/rules.js';
+import { pageOf } from '../rest/kit/query.js';
+import { sendPage, sendResource } from '../rest/kit/respond.js';
+import { defineRoute } from '../rest/kit/route.js';
+import { count, idParam, ignored, int64, pagingQuery } from '../rest/kit/schemas.js';
+import { one, page } from '../rest/kit/success.js';
+import * as inventory from './rules.js';
+import { MAX_STOCK } from './rules.js';
+
+export const InventoryItem = z
+  .strictObject({
+    petId: int64('The pet.'),
+    quantity: count(0, MAX_STOCK, 'Units in stock.'),
+    status: PetStatus,
+  })
+  .openapi('InventoryItem', { description: "A pet's stock; `status` is the pet's status." });
+
+export const InventoryUpdate = z
+  .strictObject({
+    id: ignored('the path names the pet.'),
+    quantity: count(0, MAX_STOCK, 'The new stock.', 10),
+  })
+  .openapi('InventoryUpdate', {
+    description: 'Stock above 0 makes a sold pet available again; 0 changes no status.',
+  });
+
+export function presentInventoryItem(item: {
+  petId: bigint;
+  quantity: number;
+  pet: { status: Status };
+}): z.input<typeof InventoryItem> {
+  return { petId: item.petId, quantity: item.quantity, status: item.pet.status };
+}
 
 const petPath = z.object({ petId: idParam('petId', 'The pet id.') });
 

@@ -1,46 +1,41 @@
+import { requireScope } from '../domain/authorization.js';
+import type { Change } from '../domain/changes.js';
+import type { DomainContext } from '../domain/context.js';
+import { parseId } from '../domain/ids.js';
+import type { Page } from '../domain/paging.js';
+import { integerInRange } from '../domain/validation.js';
+import { type IfVersion, nextVersion, writeVersioned } from '../domain/versions.js';
+import { writeReporting } from '../domain/write.js';
 import { domainOperation } from '../tracing/hooks.js';
-import { requireScope } from './authorization.js';
-import type { Change } from './changes.js';
-import type { DomainContext } from './context.js';
-import { parseId } from './ids.js';
-import { type Page, pageArgs } from './paging.js';
-import { integerInRange } from './validation.js';
-import { type IfVersion, nextVersion, writeVersioned } from './versions.js';
-import { writeReporting } from './write.js';
+import * as store from './store.js';
 
 export const MAX_STOCK = 1_000_000;
-
-/** The pet's status, which an inventory item shows on REST (GraphQL reads it through a loader). */
-const withPetStatus = { include: { pet: { select: { status: true } } } } as const;
 
 export const getInventoryItem = domainOperation(
   'getInventoryItem',
   function getInventoryItem(ctx: DomainContext, rawPetId: unknown) {
-    return ctx.db.inventoryItem.findUnique({
-      ...withPetStatus,
-      where: { petId: parseId(rawPetId, 'petId') },
-    });
+    return store.itemWithStatus(ctx.db, parseId(rawPetId, 'petId'));
   },
 );
 
 export const listInventory = domainOperation(
   'listInventory',
   function listInventory(ctx: DomainContext, page: Page) {
-    return ctx.db.inventoryItem.findMany(pageArgs(page, {}, 'petId'));
+    return store.itemPage(ctx.db, page);
   },
 );
 
 export const listInventoryWithStatus = domainOperation(
   'listInventoryWithStatus',
   function listInventoryWithStatus(ctx: DomainContext, page: Page) {
-    return ctx.db.inventoryItem.findMany({ ...withPetStatus, ...pageArgs(page, {}, 'petId') });
+    return store.itemPageWithStatus(ctx.db, page);
   },
 );
 
 export const countInventory = domainOperation(
   'countInventory',
   function countInventory(ctx: DomainContext) {
-    return ctx.db.inventoryItem.count();
+    return store.countItems(ctx.db);
   },
 );
 

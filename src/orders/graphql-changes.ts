@@ -1,12 +1,12 @@
-import { requireScope } from '../../domain/authorization.js';
-import type { ChangeKind as Kind } from '../../domain/changes.js';
-import { parseId } from '../../domain/ids.js';
-import { changeStream, delivered } from '../change-stream.js';
-import { builder } from './builder.js';
-import { ChangeKind } from './change-kind.js';
-import { afterDescription, cursorDescription } from './event-cursor.js';
-import { Order } from './order.js';
-import { needs } from './scopes.js';
+import { requireScope } from '../domain/authorization.js';
+import type { ChangeKind as Kind } from '../domain/changes.js';
+import { parseId } from '../domain/ids.js';
+import { builder } from '../graphql/kit/builder.js';
+import { ChangeKind } from '../graphql/kit/change-kind.js';
+import { changeStream, delivered } from '../graphql/kit/change-stream.js';
+import { afterDescription, cursorDescription } from '../graphql/kit/event-cursor.js';
+import { needs } from '../graphql/kit/scopes.js';
+import { Order } from './graphql.js';
 
 interface OrderChangeEvent {
   kind: Kind;

@@ -1,21 +1,19 @@
-import { parseId } from '../../domain/ids.js';
+import { parseId } from '../domain/ids.js';
+import { builder } from '../graphql/kit/builder.js';
 import {
-  cancelOrder,
-  countOrders,
-  listOrders,
-  placeOrder,
-  updateOrder,
-} from '../../domain/orders.js';
-import { builder } from './builder.js';
-import { connectionArgs, connectionType, resolveListConnection } from './connection.js';
-import { connectionCost, mutationCost } from './cost-directives.js';
-import { needs } from './scopes.js';
+  connectionArgs,
+  connectionType,
+  resolveListConnection,
+} from '../graphql/kit/connection.js';
+import { connectionCost, mutationCost } from '../graphql/kit/cost-directives.js';
+import { needs } from '../graphql/kit/scopes.js';
 import {
   ifVersionDescription,
   ifVersionOf,
   resolveVersion,
   versionDescription,
-} from './version.js';
+} from '../graphql/kit/version.js';
+import { cancelOrder, countOrders, listOrders, placeOrder, updateOrder } from './rules.js';
 
 export const Order = builder.prismaObject('Order', {
   fields: (t) => ({

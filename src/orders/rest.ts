@@ -1,12 +1,66 @@
 import { z } from '@hono/zod-openapi';
-import { parseId } from '../../domain/ids.js';
-import { notFound } from '../../domain/not-found.js';
-import * as orders from '../../domain/orders.js';
-import { pageOf, queryBoolean } from '../query.js';
-import { presentOrder, sendCreated, sendNoContent, sendPage, sendResource } from '../respond.js';
-import { defineRoute } from '../route.js';
-import { idParam, NewOrder, Order, OrderUpdate, pagingQuery, queryParam } from '../schemas.js';
-import { created, noContent, one, page } from './success.js';
+import { parseId } from '../domain/ids.js';
+import { notFound } from '../domain/not-found.js';
+import { pageOf, queryBoolean } from '../rest/kit/query.js';
+import { sendCreated, sendNoContent, sendPage, sendResource } from '../rest/kit/respond.js';
+import { defineRoute } from '../rest/kit/route.js';
+import {
+  count,
+  dateTime,
+  idParam,
+  ignored,
+  int64,
+  pagingQuery,
+  queryParam,
+  serverAssignsIds,
+} from '../rest/kit/schemas.js';
+import { created, noContent, one, page } from '../rest/kit/success.js';
+import * as orders from './rules.js';
+import { MAX_ORDER_QUANTITY } from './rules.js';
+
+export const NewOrder = z
+  .strictObject({
+    id: serverAssignsIds(),
+    complete: ignored('an order is placed incomplete; complete it with PATCH.'),
+    petId: int64('An existing, available pet.'),
+    quantity: count(1, MAX_ORDER_QUANTITY, 'Units to take from the stock.', 1),
+    shipDate: dateTime('RFC 3339 with an offset.').optional(),
+  })
+  .openapi({ description: 'An order to place.' });
+
+export const OrderUpdate = z
+  .strictObject({
+    id: ignored('an order keeps its id.'),
+    shipDate: dateTime('RFC 3339 with an offset; `null` clears it.').nullable().optional(),
+    complete: z
+      .boolean({ error: 'must be true or false' })
+      .optional()
+      .openapi({ description: '`true` completes the order, which is final.' }),
+  })
+  .openapi({ description: 'Changes to an order: only the given fields change.' });
+
+export const Order = z
+  .strictObject({
+    id: int64('The order id.'),
+    petId: int64('The ordered pet.'),
+    quantity: count(1, MAX_ORDER_QUANTITY, 'Units ordered.'),
+    shipDate: dateTime('RFC 3339, UTC.').optional(),
+    complete: z.boolean(),
+  })
+  .openapi('Order');
+
+export function presentOrder(order: {
+  id: bigint;
+  petId: bigint;
+  quantity: number;
+  shipDate: Date | null;
+  complete: boolean;
+}): z.input<typeof Order> {
+  const { id, petId, quantity, shipDate, complete } = order;
+  return shipDate === null
+    ? { id, petId, quantity, complete }
+    : { id, petId, quantity, shipDate: shipDate.toISOString(), complete };
+}
 
 const orderPath = z.object({ orderId: idParam('orderId', 'The order id.') });
 

@@ -1,16 +1,16 @@
-import * as batchReads from '../db/batch-reads.js';
-import { type Placed, placeOrderPostgres, placeOrderSqlite } from '../db/place-order.js';
+import { requireScope } from '../domain/authorization.js';
+import type { Change } from '../domain/changes.js';
+import type { DomainContext } from '../domain/context.js';
+import { parseId } from '../domain/ids.js';
+import type { Page } from '../domain/paging.js';
+import { integerInRange, optionalDateTime } from '../domain/validation.js';
+import { type IfVersion, nextVersion, writeVersioned } from '../domain/versions.js';
+import { writeAppendingEvents, writeReporting, writeReportingSql } from '../domain/write.js';
 import { DomainError } from '../errors/catalogue.js';
 import type { Prisma } from '../generated/sqlite/client.js';
 import { domainOperation } from '../tracing/hooks.js';
-import { requireScope } from './authorization.js';
-import type { Change } from './changes.js';
-import type { DomainContext } from './context.js';
-import { parseId } from './ids.js';
-import { type Page, pageArgs } from './paging.js';
-import { integerInRange, optionalDateTime } from './validation.js';
-import { type IfVersion, nextVersion, writeVersioned } from './versions.js';
-import { writeAppendingEvents, writeReporting, writeReportingSql } from './write.js';
+import * as store from './store.js';
+import { type Placed, placeOrderPostgres, placeOrderSqlite } from './store.js';
 
 export const MAX_ORDER_QUANTITY = 10_000;
 
@@ -42,7 +42,7 @@ export const getOrder = domainOperation(
   'getOrder',
   function getOrder(ctx: DomainContext, rawId: unknown) {
     requireScope(ctx.viewer, 'orders:read');
-    return ctx.db.order.findUnique({ where: { id: parseId(rawId, 'id') } });
+    return store.orderById(ctx.db, parseId(rawId, 'id'));
   },
 );
 
@@ -50,33 +50,33 @@ export const listOrders = domainOperation(
   'listOrders',
   function listOrders(ctx: DomainContext, filter: OrderFilter, page: Page) {
     requireScope(ctx.viewer, 'orders:read');
-    return ctx.db.order.findMany(pageArgs(page, ordersWhere(filter), 'id'));
+    return store.orderPage(ctx.db, ordersWhere(filter), page);
   },
 );
 
 /** Orders by id, for a caller who may read orders (rows come back in no particular order). */
 export function ordersByIds(ctx: DomainContext, ids: readonly bigint[]) {
   requireScope(ctx.viewer, 'orders:read');
-  return batchReads.ordersByIds(ctx.db, ids);
+  return store.ordersByIds(ctx.db, ids);
 }
 
 /** One page of orders for each pet, in one statement. */
 export function orderPagesByPet(ctx: DomainContext, petIds: readonly bigint[], page: Page) {
   requireScope(ctx.viewer, 'orders:read');
-  return batchReads.orderPagesByPet(ctx.db, petIds, page);
+  return store.orderPagesByPet(ctx.db, petIds, page);
 }
 
 /** How many orders each pet has, in one statement. */
 export function orderCountsByPet(ctx: DomainContext, petIds: readonly bigint[]) {
   requireScope(ctx.viewer, 'orders:read');
-  return batchReads.orderCountsByPet(ctx.db, petIds);
+  return store.orderCountsByPet(ctx.db, petIds);
 }
 
 export const countOrders = domainOperation(
   'countOrders',
   function countOrders(ctx: DomainContext, filter: OrderFilter) {
     requireScope(ctx.viewer, 'orders:read');
-    return ctx.db.order.count({ where: ordersWhere(filter) });
+    return store.countOrders(ctx.db, ordersWhere(filter));
   },
 );
 

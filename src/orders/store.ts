@@ -1,4 +1,7 @@
 /*
+ * The reads of orders (by id, pages, counts: below) and the placement of an order; updates and
+ * cancellations run in the rules' transactions (rules.ts).
+ *
  * Placing an order with as few statements as the database allows: the order is written only while
  * the pet is available and its stock covers the quantity, the stock is taken by a conditional
  * update (so concurrent orders queue on the row and never oversell), and taking the last unit
@@ -11,9 +14,12 @@
  * on PostgreSQL one statement (`placeOrderPostgres`), on SQLite, which has no data-modifying CTEs
  * and runs one writer at a time, several in a transaction (`placeOrderSqlite`).
  */
+import { type PageWindow, pagesByParent, type RawRow } from '../db/batch-reads.js';
+import { appendingEvents, type Writer } from '../db/change-events.js';
+import type { RunStatement } from '../db/raw-sql.js';
+import type { Queries, Tx } from '../db/transaction.js';
+import { type Page, pageArgs } from '../domain/paging.js';
 import { type Order, Prisma } from '../generated/sqlite/client.js';
-import { appendingEvents, type Writer } from './change-events.js';
-import type { RunStatement } from './raw-sql.js';
 
 /**
  * What placing an order did: the order when it was placed (and whether it took the last unit,
@@ -142,4 +148,64 @@ function toOrder(row: OrderRow): Order {
     complete: Boolean(row.complete),
     version: Number(row.version),
   };
+}
+
+export function orderById(db: Queries, id: bigint): Promise<Order | null> {
+  return db.order.findUnique({ where: { id } });
+}
+
+/** One page of orders matching `where`, by id. */
+export function orderPage(
+  db: Queries,
+  where: Prisma.OrderWhereInput,
+  page: Page,
+): Promise<Order[]> {
+  return db.order.findMany(pageArgs(page, where, 'id'));
+}
+
+export function countOrders(db: Queries, where: Prisma.OrderWhereInput): Promise<number> {
+  return db.order.count({ where });
+}
+
+/** Orders by id, in one statement (rows come back in no particular order). */
+export function ordersByIds(db: Tx, ids: readonly bigint[]): Promise<Order[]> {
+  return db.order.findMany({ where: { id: { in: [...ids] } } });
+}
+
+/** One page of orders for each pet, in one statement. */
+export async function orderPagesByPet(
+  db: Tx,
+  petIds: readonly bigint[],
+  page: PageWindow,
+): Promise<Order[]> {
+  const rows = await db.$queryRaw<RawRow<Order>[]>(
+    pagesByParent(
+      'Order',
+      ['id', 'petId', 'quantity', 'shipDate', 'complete', 'version'],
+      'petId',
+      petIds,
+      page,
+    ),
+  );
+  return rows.map(({ id, petId, quantity, shipDate, complete, version }) => ({
+    id: BigInt(id),
+    petId: BigInt(petId),
+    quantity,
+    shipDate,
+    complete: Boolean(complete),
+    version: Number(version),
+  }));
+}
+
+/** How many orders each pet has: one statement. */
+export async function orderCountsByPet(
+  db: Tx,
+  petIds: readonly bigint[],
+): Promise<Map<bigint, number>> {
+  const groups = await db.order.groupBy({
+    by: ['petId'],
+    where: { petId: { in: [...petIds] } },
+    _count: { _all: true },
+  });
+  return new Map(groups.map((group) => [group.petId, group._count._all]));
 }

@@ -1,10 +1,10 @@
-import type { ChangeKind as Kind } from '../../domain/changes.js';
-import { parseId } from '../../domain/ids.js';
-import { changeStream, delivered } from '../change-stream.js';
-import { builder } from './builder.js';
-import { ChangeKind } from './change-kind.js';
-import { afterDescription, cursorDescription } from './event-cursor.js';
-import { Pet } from './pet.js';
+import type { ChangeKind as Kind } from '../domain/changes.js';
+import { parseId } from '../domain/ids.js';
+import { builder } from '../graphql/kit/builder.js';
+import { ChangeKind } from '../graphql/kit/change-kind.js';
+import { changeStream, delivered } from '../graphql/kit/change-stream.js';
+import { afterDescription, cursorDescription } from '../graphql/kit/event-cursor.js';
+import { Pet } from './graphql.js';
 
 interface PetChangeEvent {
   kind: Kind;

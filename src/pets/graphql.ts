@@ -1,25 +1,26 @@
-import { requireScope } from '../../domain/authorization.js';
-import { parseId } from '../../domain/ids.js';
-import { countPets, createPet, deletePet, listPets, updatePet } from '../../domain/pets.js';
-import { primed } from '../loaders.js';
-import { builder } from './builder.js';
+import { requireScope } from '../domain/authorization.js';
+import { parseId } from '../domain/ids.js';
+import { builder } from '../graphql/kit/builder.js';
 import {
   buildConnection,
   connectionArgs,
   connectionPage,
   connectionType,
   resolveListConnection,
-} from './connection.js';
-import { connectionCost, mutationCost } from './cost-directives.js';
-import { OrderConnection } from './order.js';
-import { PetStatus } from './pet-status.js';
-import { needs } from './scopes.js';
+} from '../graphql/kit/connection.js';
+import { connectionCost, mutationCost } from '../graphql/kit/cost-directives.js';
+import { existing, primed } from '../graphql/kit/loaders.js';
+import { needs } from '../graphql/kit/scopes.js';
 import {
   ifVersionDescription,
   ifVersionOf,
   resolveVersion,
   versionDescription,
-} from './version.js';
+} from '../graphql/kit/version.js';
+import { Order, OrderConnection } from '../orders/graphql.js';
+import { countPets, createPet, deletePet, listPets, petStatuses, updatePet } from './rules.js';
+
+export const PetStatus = builder.enumType('PetStatus', { values: petStatuses });
 
 export const Pet = builder.prismaObject('Pet', {
   fields: (t) => ({
@@ -59,6 +60,15 @@ const NewPet = builder.inputType('NewPet', {
     status: t.field({ type: PetStatus }),
   }),
 });
+
+/** An order's pet: the pets' side of the relation (Pet.orders is above). */
+builder.prismaObjectField(Order, 'pet', (t) =>
+  t.field({
+    type: Pet,
+    resolve: (order, _args, ctx) =>
+      existing(ctx.loaders.pet.load(order.petId), `pet of order ${order.id}`),
+  }),
+);
 
 builder.queryFields((t) => ({
   pet: t.field({

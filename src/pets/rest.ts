@@ -1,12 +1,58 @@
 import { z } from '@hono/zod-openapi';
-import { parseId } from '../../domain/ids.js';
-import { notFound } from '../../domain/not-found.js';
-import * as pets from '../../domain/pets.js';
-import { pageOf } from '../query.js';
-import { presentPet, sendCreated, sendNoContent, sendPage, sendResource } from '../respond.js';
-import { type Deprecation, defineRoute } from '../route.js';
-import { idParam, NewPet, Pet, PetStatus, Pets, pagingQuery, queryParam } from '../schemas.js';
-import { created, noContent, one, page } from './success.js';
+import { parseId } from '../domain/ids.js';
+import { notFound } from '../domain/not-found.js';
+import { pageOf } from '../rest/kit/query.js';
+import { sendCreated, sendNoContent, sendPage, sendResource } from '../rest/kit/respond.js';
+import { type Deprecation, defineRoute } from '../rest/kit/route.js';
+import {
+  idParam,
+  int64,
+  name,
+  pagingQuery,
+  queryParam,
+  serverAssignsIds,
+  text,
+} from '../rest/kit/schemas.js';
+import { created, noContent, one, page } from '../rest/kit/success.js';
+import * as pets from './rules.js';
+import { petStatuses, type PetStatus as Status } from './rules.js';
+
+export const PetStatus = z
+  .enum(petStatuses, { error: `must be one of ${petStatuses.join(', ')}` })
+  .openapi('PetStatus', { description: 'A pet status, lowercase.' });
+
+export const NewPet = z
+  .strictObject({
+    id: serverAssignsIds(),
+    name: name('Rex'),
+    categoryId: int64('An existing category.'),
+    status: PetStatus.optional(),
+  })
+  .openapi('NewPet', {
+    description:
+      'A pet to create or the full replacement of one. Without `status` a new pet is `available` ' +
+      'and a replaced pet keeps its status.',
+  });
+
+export const Pet = z
+  .strictObject({
+    id: int64('The pet id.'),
+    name: text(),
+    categoryId: int64('The category id.'),
+    status: PetStatus,
+  })
+  .openapi('Pet');
+
+export const Pets = z.array(Pet).openapi('Pets');
+
+export function presentPet(pet: {
+  id: bigint;
+  name: string;
+  categoryId: bigint;
+  status: Status;
+}): z.input<typeof Pet> {
+  return { id: pet.id, name: pet.name, categoryId: pet.categoryId, status: pet.status };
+}
 
 const petPath = z.object({ petId: idParam('petId', 'The pet id.') });
 

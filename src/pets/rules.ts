@@ -1,17 +1,17 @@
-import * as batchReads from '../db/batch-reads.js';
 import { isPrismaError } from '../db/errors.js';
 import type { Queries } from '../db/transaction.js';
+import { requireScope } from '../domain/authorization.js';
+import type { Change } from '../domain/changes.js';
+import type { DomainContext } from '../domain/context.js';
+import { parseId } from '../domain/ids.js';
+import type { Page } from '../domain/paging.js';
+import { requiredText } from '../domain/validation.js';
+import { type IfVersion, nextVersion, writeVersioned } from '../domain/versions.js';
+import { writeReporting } from '../domain/write.js';
 import { DomainError, validationFailed } from '../errors/catalogue.js';
 import type { Prisma } from '../generated/sqlite/client.js';
 import { domainOperation } from '../tracing/hooks.js';
-import { requireScope } from './authorization.js';
-import type { Change } from './changes.js';
-import type { DomainContext } from './context.js';
-import { parseId } from './ids.js';
-import { type Page, pageArgs } from './paging.js';
-import { requiredText } from './validation.js';
-import { type IfVersion, nextVersion, writeVersioned } from './versions.js';
-import { writeReporting } from './write.js';
+import * as store from './store.js';
 
 export const petStatuses = ['available', 'pending', 'sold'] as const;
 export type PetStatus = (typeof petStatuses)[number];
@@ -47,7 +47,7 @@ export function petsWhere(filter: PetFilter): Prisma.PetWhereInput {
 export const listPets = domainOperation(
   'listPets',
   function listPets(ctx: DomainContext, filter: PetFilter, page: Page) {
-    return ctx.db.pet.findMany(pageArgs(page, petsWhere(filter), 'id'));
+    return store.petPage(ctx.db, petsWhere(filter), page);
   },
 );
 
@@ -58,7 +58,7 @@ export function petPagesByCategory(
   status: string | null | undefined,
   page: Page,
 ) {
-  return batchReads.petPagesByCategory(ctx.db, categoryIds, optionalStatus(status), page);
+  return store.petPagesByCategory(ctx.db, categoryIds, optionalStatus(status), page);
 }
 
 /** How many pets (of `status`, when given) each category has, in one statement. */
@@ -67,13 +67,13 @@ export function petCountsByCategory(
   categoryIds: readonly bigint[],
   status: string | null | undefined,
 ) {
-  return batchReads.petCountsByCategory(ctx.db, categoryIds, optionalStatus(status));
+  return store.petCountsByCategory(ctx.db, categoryIds, optionalStatus(status));
 }
 
 export const countPets = domainOperation(
   'countPets',
   function countPets(ctx: DomainContext, filter: PetFilter) {
-    return ctx.db.pet.count({ where: petsWhere(filter) });
+    return store.countPets(ctx.db, petsWhere(filter));
   },
 );
 

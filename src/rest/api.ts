@@ -15,8 +15,8 @@ import { inSpan, tracingEnabled } from '../tracing/hooks.js';
 import { refuseAfterSunset } from './deprecation.js';
 import { restErrorHandler } from './errors.js';
 import { keyedMethods, runIdempotent } from './idempotent.js';
+import { honoPath, REST_BASE_PATH, type Route } from './kit/route.js';
 import { routeMark } from './marks.js';
-import { honoPath, REST_BASE_PATH, type Route } from './route.js';
 import { allRoutes } from './routes/index.js';
 import type { UsageCounter } from './usage.js';
 

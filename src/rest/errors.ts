@@ -10,7 +10,7 @@ import { plainAnswer } from '../http/plain-answer.js';
 import type { Logger } from '../logger.js';
 import { logFailure } from '../observability/log-throttle.js';
 import { recordFailure } from '../tracing/hooks.js';
-import { versionTag } from './respond.js';
+import { versionTag } from './kit/respond.js';
 
 /**
  * A failure as REST answers it: the classifier's decision (its message bounded), rendered in the

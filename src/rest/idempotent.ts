@@ -10,7 +10,7 @@ import {
   type RecordedResponse,
 } from '../idempotency/keys.js';
 import { recordedError } from './errors.js';
-import type { HandlerDeps, Method } from './route.js';
+import type { HandlerDeps, Method } from './kit/route.js';
 
 /** The methods that take an `Idempotency-Key` (the others are idempotent already). */
 export const keyedMethods: readonly Method[] = ['post', 'patch'];

@@ -2,7 +2,7 @@ import type { Config } from '../config.js';
 import type { Link } from '../http/chain.js';
 import type { AppEnv } from '../http/env.js';
 import { deprecationMark } from './deprecation.js';
-import type { Route } from './route.js';
+import type { Route } from './kit/route.js';
 import { type UsageCounter, usageCount } from './usage.js';
 
 /**

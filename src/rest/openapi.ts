@@ -2,8 +2,8 @@ import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Config } from '../config.js';
 import { bodyOf, DomainError, type ErrorCode, errorStatus } from '../errors/catalogue.js';
 import { deprecationHeaders, instant } from './deprecation.js';
-import { conditionalMethods, type HeaderDoc, REST_BASE_PATH, type Route } from './route.js';
-import { ErrorBody, ignoredProperties } from './schemas.js';
+import { conditionalMethods, type HeaderDoc, REST_BASE_PATH, type Route } from './kit/route.js';
+import { ErrorBody, ignoredProperties } from './kit/schemas.js';
 
 const errorRef = { $ref: '#/components/schemas/Error' };
 

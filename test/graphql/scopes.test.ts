@@ -5,7 +5,7 @@ import { describeDb, useTestApp } from '../helpers/app.js';
 import { makeOrder, makePet } from '../helpers/factories.js';
 import { graphqlRequest } from '../helpers/graphql.js';
 
-/** The fields that declare a scope (`extensions.scope`, src/graphql/schema/scopes.ts). */
+/** The fields that declare a scope (`extensions.scope`, src/graphql/kit/scopes.ts). */
 function declaredScopes(): Map<string, string> {
   const declared = new Map<string, string>();
   for (const type of Object.values(schema.getTypeMap())) {

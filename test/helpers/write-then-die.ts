@@ -7,7 +7,7 @@
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import type { DomainContext } from '../../src/domain/context.js';
-import { placeOrder } from '../../src/domain/orders.js';
+import { placeOrder } from '../../src/orders/rules.js';
 
 const app = await createApp(loadConfig({ ...process.env, SEED: 'false', LOG_LEVEL: 'silent' }));
 const ctx: DomainContext = {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseJson, stringifyJson } from '../../src/rest/json.js';
+import { parseJson, stringifyJson } from '../../src/rest/kit/json.js';
 
 describe('REST JSON', () => {
   it('reads integers beyond 2^53 as exact bigints and the rest as numbers', () => {

@@ -4,7 +4,7 @@ import PrismaPlugin from '@pothos/plugin-prisma';
 import type { Db } from '../../db/client.js';
 import type PrismaTypes from '../../generated/pothos-types.js';
 import { getDatamodel } from '../../generated/pothos-types.js';
-import type { GraphQLContext } from '../context.js';
+import type { GraphQLContext } from './context.js';
 import { DateTime } from './date-time.js';
 
 /**

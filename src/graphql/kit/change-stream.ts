@@ -1,7 +1,7 @@
-import { type ChangeEvent, cursorOf, parseCursor } from '../changes/event.js';
-import type { Change } from '../domain/changes.js';
-import { DomainError } from '../errors/catalogue.js';
-import { inLinkedSpan } from '../tracing/hooks.js';
+import { type ChangeEvent, cursorOf, parseCursor } from '../../changes/event.js';
+import type { Change } from '../../domain/changes.js';
+import { DomainError } from '../../errors/catalogue.js';
+import { inLinkedSpan } from '../../tracing/hooks.js';
 import type { GraphQLContext } from './context.js';
 
 /** What a subscription field makes of the committed changes. */

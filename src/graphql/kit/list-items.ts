@@ -1,4 +1,4 @@
-import { DomainError } from '../errors/catalogue.js';
+import { DomainError } from '../../errors/catalogue.js';
 
 /**
  * The second line of defence behind the cost rule: a cap on the list items one HTTP request

@@ -1,5 +1,5 @@
-import { DomainError } from '../errors/catalogue.js';
-import { ClientCounts } from '../http/client-counts.js';
+import { DomainError } from '../../errors/catalogue.js';
+import { ClientCounts } from '../../http/client-counts.js';
 
 /** Who holds a subscription: the token subject, else the peer address (as the rate limit). */
 export interface Subscriber {

@@ -6,15 +6,15 @@ import {
   GraphQLString,
   specifiedDirectives,
 } from 'graphql';
-import { builder } from './builder.js';
-import { costDirectives } from './cost-directives.js';
-import './category.js';
-import './inventory.js';
-import './order.js';
-import './order-change.js';
-import './pet.js';
-import './pet-change.js';
-import './relations.js';
+import { builder } from '../kit/builder.js';
+import { costDirectives } from '../kit/cost-directives.js';
+// Every resource's types and fields. The order of registering is the order of the published SDL
+// (schema/schema.graphql): orders' types (imported by pets'), pets', categories', the stock's,
+// then the change subscriptions.
+import '../../categories/graphql.js';
+import '../../inventory/graphql.js';
+import '../../orders/graphql-changes.js';
+import '../../pets/graphql-changes.js';
 
 const stabilityDirectives = [
   new GraphQLDirective({

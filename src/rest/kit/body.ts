@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
-import { isRecord } from '../domain/validation.js';
-import { DomainError } from '../errors/catalogue.js';
+import { isRecord } from '../../domain/validation.js';
+import { DomainError } from '../../errors/catalogue.js';
 import { JsonTooDeepError, parseJson } from './json.js';
 
 /** `application/json` and the `+json` types (`application/merge-patch+json`, …). */

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
-import type { IfVersion, Versions } from '../domain/versions.js';
-import { validationFailed } from '../errors/catalogue.js';
+import type { IfVersion, Versions } from '../../domain/versions.js';
+import { validationFailed } from '../../errors/catalogue.js';
 
 /** One list member of `If-Match`: an entity tag, weak or strong, and the comma after it. */
 const member = /\s*(?:(W\/)?"([\x21\x23-\x7e\x80-\xff]*)")?\s*(?:,|$)/y;

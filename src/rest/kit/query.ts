@@ -1,5 +1,5 @@
-import { type Page, pageOffset, pageSize } from '../domain/paging.js';
-import { validationFailed } from '../errors/catalogue.js';
+import { type Page, pageOffset, pageSize } from '../../domain/paging.js';
+import { validationFailed } from '../../errors/catalogue.js';
 
 /** `limit` (1-100, default 20) and `offset` (0 or more) as a page of a list ordered by id. */
 export function pageOf(query: { limit?: string | undefined; offset?: string | undefined }): Page {

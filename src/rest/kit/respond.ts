@@ -1,13 +1,10 @@
-import type { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { strongETag } from '../cache/validators.js';
-import type { PetStatus } from '../domain/pets.js';
-import { versionOf } from '../domain/versions.js';
-import { JSON_CONTENT_TYPE } from '../http/content-type.js';
-import { plainAnswer } from '../http/plain-answer.js';
+import { strongETag } from '../../cache/validators.js';
+import { versionOf } from '../../domain/versions.js';
+import { JSON_CONTENT_TYPE } from '../../http/content-type.js';
+import { plainAnswer } from '../../http/plain-answer.js';
 import { stringifyJson } from './json.js';
-import type { Category, InventoryItem, Order, Pet } from './schemas.js';
 
 export { JSON_CONTENT_TYPE };
 
@@ -72,45 +69,6 @@ export function sendNoContent(c: Context): Response {
 }
 
 /*
- * Rows to REST bodies: fields in the documented order, and a field with no value left out
- * (REST JSON never holds null).
+ * Each resource presents its rows as REST bodies in its rest.ts (src/pets/rest.ts, ...): fields in
+ * the documented order, and a field with no value left out (REST JSON never holds null).
  */
-
-export function presentPet(pet: {
-  id: bigint;
-  name: string;
-  categoryId: bigint;
-  status: PetStatus;
-}): z.input<typeof Pet> {
-  return { id: pet.id, name: pet.name, categoryId: pet.categoryId, status: pet.status };
-}
-
-export function presentCategory(category: {
-  id: bigint;
-  name: string;
-  description: string | null;
-}): z.input<typeof Category> {
-  const { id, name, description } = category;
-  return description === null ? { id, name } : { id, name, description };
-}
-
-export function presentOrder(order: {
-  id: bigint;
-  petId: bigint;
-  quantity: number;
-  shipDate: Date | null;
-  complete: boolean;
-}): z.input<typeof Order> {
-  const { id, petId, quantity, shipDate, complete } = order;
-  return shipDate === null
-    ? { id, petId, quantity, complete }
-    : { id, petId, quantity, shipDate: shipDate.toISOString(), complete };
-}
-
-export function presentInventoryItem(item: {
-  petId: bigint;
-  quantity: number;
-  pet: { status: PetStatus };
-}): z.input<typeof InventoryItem> {
-  return { petId: item.petId, quantity: item.quantity, status: item.pet.status };
-}

@@ -1,5 +1,5 @@
 import type { z } from '@hono/zod-openapi';
-import type { HeaderDoc, SuccessDoc } from '../route.js';
+import type { HeaderDoc, SuccessDoc } from './route.js';
 
 /** The ETag of a response holding one resource. */
 export const versionETag: HeaderDoc = {

@@ -4,7 +4,7 @@ import {
   type DomainError,
   type ErrorBounds,
   validationFailed,
-} from '../errors/catalogue.js';
+} from '../../errors/catalogue.js';
 import { ignoredProperties } from './schemas.js';
 
 export type Location = 'path' | 'query' | 'body';

@@ -1,10 +1,10 @@
 import { z } from '@hono/zod-openapi';
+import * as categories from '../../categories/rest.js';
+import * as inventory from '../../inventory/rest.js';
+import * as orders from '../../orders/rest.js';
+import * as pets from '../../pets/rest.js';
+import { defineRoute, type Route } from '../kit/route.js';
 import { openApiJson } from '../openapi.js';
-import { defineRoute, type Route } from '../route.js';
-import * as categories from './categories.js';
-import * as inventory from './inventory.js';
-import * as orders from './orders.js';
-import * as pets from './pets.js';
 
 /** The resource routes of the REST façade, in the order of the document. */
 const resourceRoutes: readonly Route[] = [
