@@ -92,7 +92,7 @@ export async function appendEvents(
  * n, counting from 1 in the order of the events, "entity", "kind", "entityId", "petId") to the
  * outbox, for a statement that begins `WITH` them; the CTE `appended` then has one row, the last
  * event's id as text in "last", when there was any. A write's own statement can append its events
- * this way, with no transaction around it (placing an order: src/db/place-order.ts).
+ * this way, with no transaction around it (placing an order: src/orders/store.ts).
  *
  * The ids are taken from the one row of ChangeEventSequence, which the statement's transaction then
  * holds until it commits: writers queue there for as long as a commit takes, and an id is never

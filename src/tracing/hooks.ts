@@ -144,7 +144,7 @@ export function currentTraceparent(): string | undefined {
 
 /**
  * Where a subscription keeps the span of the event it is delivering. The event's span starts in
- * the source stream (src/graphql/change-stream.ts), but its fields are resolved afterwards, by the
+ * the source stream (src/graphql/kit/change-stream.ts), but its fields are resolved afterwards, by the
  * GraphQL executor, in the context of whoever asked for the next event; that context holds the slot
  * and a span standing for whatever event the slot holds, so that the reads of those fields land in
  * the event's trace. The event's span ends when the next event is asked for.

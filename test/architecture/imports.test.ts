@@ -32,8 +32,8 @@ const layers: readonly (readonly string[])[] = [
   // rest of their top folders (the schema and the router that gather every resource, the servers)
   // sits above them.
   ['graphql/kit', 'rest/kit'],
-  // The resources, each in a layer of its own: a resource's GraphQL fields that name another's type
-  // import it, in this order only (a pet's orders, a category's pets, a pet's stock), which is
+  // The resources: a resource's GraphQL fields that name another's type import it, upwards only
+  // (a pet's orders, a category's pets, a pet's stock; categories and stock never meet), which is
   // also the order their types are registered in, and so the order of the published SDL.
   ['orders'],
   ['pets'],

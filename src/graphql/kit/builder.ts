@@ -14,7 +14,8 @@ import { DateTime } from './date-time.js';
  * selects relations per request, while the loaders (src/graphql/loaders.ts) batch a level into
  * one statement, coalesce the public by-id reads of concurrent requests on both edges
  * (src/db/shared-reads.ts) and page each parent's children in one windowed statement, which the
- * bench and the statement-count tests hold it to (relations.ts says the same where it applies).
+ * bench and the statement-count tests hold it to. So a relation (Pet.category, Order.pet, ...) is
+ * a plain field of the resource that owns it, reading through the loaders.
  */
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;

@@ -30,7 +30,7 @@ import { type Collector, fragmentsOf } from './walk.js';
 
 /**
  * The cost of a request, from the weights the schema declares with the IBM GraphQL Cost
- * Directives (src/graphql/schema/cost-directives.ts, printed in schema/schema.graphql):
+ * Directives (src/graphql/kit/cost-directives.ts, printed in schema/schema.graphql):
  * - a field weighs its `@cost`, else its type's `@cost`, else 1 for an object and 0 for a scalar
  *   or an enum; an argument with a `@cost` adds its weight when the request gives it;
  * - a list multiplies the weight and the selection of each item by its size: the value of its

@@ -8,7 +8,7 @@ import type { Collector } from './walk.js';
  */
 
 /**
- * The scopes an operation's fields declare (`extensions.scope`, schema/scopes.ts), through the
+ * The scopes an operation's fields declare (`extensions.scope`, kit/scopes.ts), through the
  * fragments it spreads. Every selected field counts, `@skip` and `@include` or not: an answer never
  * holds more than this asks.
  */
