@@ -126,7 +126,6 @@ describeDb('inTransaction (the one transaction model: Prisma’s interactive tra
   });
 
   it('rolls back what it wrote once it has run past its limit, and refuses its next statement', async () => {
-    const { database } = app();
     const before = await keyCount();
     const ran = await transaction(async (query) => {
       await query(insertKey('slow-1'));
