@@ -181,7 +181,7 @@ interface FilledStore {
 
 async function fillSqlite(file: string, rows: Rows): Promise<FilledStore> {
   const url = `file:${file}`;
-  await migrate({ provider: 'sqlite', url, file, statementCacheSize: 0 });
+  await migrate({ provider: 'sqlite', url, file });
   const db = new Sqlite(file);
   try {
     const insertCategory = db.prepare(

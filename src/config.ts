@@ -7,8 +7,6 @@ export type DatabaseConfig =
       provider: 'sqlite';
       url: string;
       file: string;
-      /** Statements kept compiled, least recently used out (SQLITE_STATEMENT_CACHE_SIZE; 0: none). */
-      statementCacheSize: number;
     }
   | {
       provider: 'postgresql';
@@ -271,11 +269,6 @@ const envSchema = z.object({
     })
     .optional(),
   DATABASE_POOL_SIZE: positiveInt(10),
-  SQLITE_STATEMENT_CACHE_SIZE: z.coerce
-    .number({ message: 'must be a number' })
-    .int('must be a whole number')
-    .min(0, 'must be 0 or more')
-    .default(200),
   POSTGRES_STATEMENT_CACHE_SIZE: z.coerce
     .number({ message: 'must be a number' })
     .int('must be a whole number')
@@ -358,16 +351,11 @@ const MIN_SECRET_BYTES = 32;
 function parseDatabaseUrl(
   url: string,
   poolSize: number,
-  statementCacheSize: { sqlite: number; postgresql: number },
+  statementCacheSize: number,
 ): DatabaseConfig {
   if (url.startsWith('file:')) {
     const path = url.slice('file:'.length);
-    return {
-      provider: 'sqlite',
-      url,
-      file: resolve(path),
-      statementCacheSize: statementCacheSize.sqlite,
-    };
+    return { provider: 'sqlite', url, file: resolve(path) };
   }
   const schema = new URL(url).searchParams.get('schema') ?? undefined;
   return {
@@ -375,7 +363,7 @@ function parseDatabaseUrl(
     url,
     schema,
     poolSize,
-    statementCacheSize: statementCacheSize.postgresql,
+    statementCacheSize,
   };
 }
 
@@ -406,10 +394,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       `Invalid configuration:\n  CLIENT_NAMES: lists ${vars.CLIENT_NAMES.length} names, more than CLIENT_NAMES_MAX (${vars.CLIENT_NAMES_MAX}); raise CLIENT_NAMES_MAX or list fewer`,
     );
   }
-  const database = parseDatabaseUrl(vars.DATABASE_URL, vars.DATABASE_POOL_SIZE, {
-    sqlite: vars.SQLITE_STATEMENT_CACHE_SIZE,
-    postgresql: vars.POSTGRES_STATEMENT_CACHE_SIZE,
-  });
+  const database = parseDatabaseUrl(
+    vars.DATABASE_URL,
+    vars.DATABASE_POOL_SIZE,
+    vars.POSTGRES_STATEMENT_CACHE_SIZE,
+  );
   return Object.freeze({
     port: vars.PORT,
     host: vars.HOST,

@@ -17,7 +17,7 @@ describe('configuration', () => {
       rateLimitCostPerMinute: 100_000,
       logLevel: 'info',
       idempotencyKeyTtlHours: 24,
-      database: { provider: 'sqlite', url: 'file:./data/petstore.db', statementCacheSize: 200 },
+      database: { provider: 'sqlite', url: 'file:./data/petstore.db' },
     });
     expect(config.petByIdSunset.toISOString()).toBe('2027-06-30T00:00:00.000Z');
     expect(Object.isFrozen(config)).toBe(true);
@@ -217,7 +217,6 @@ describe('configuration', () => {
         'GRAPHQL_MAX_LIST_ITEMS',
         'REDIS_URL',
         'DATABASE_POOL_SIZE',
-        'SQLITE_STATEMENT_CACHE_SIZE',
         'POSTGRES_STATEMENT_CACHE_SIZE',
         'MAX_SUBSCRIPTIONS_PER_CLIENT',
         'MAX_SOCKETS_PER_CLIENT',

@@ -6,17 +6,6 @@ export class DatabaseClosedError extends Error {
   }
 }
 
-/**
- * A transaction run straight through the driver adapter (`Database.transaction`) that waited or
- * ran past its limit, as Prisma's P2028 is for its own: it was rolled back.
- */
-export class TransactionTimeoutError extends Error {
-  override name = 'TransactionTimeoutError';
-  constructor(what: 'waited' | 'ran', limitMs: number) {
-    super(`The transaction ${what} longer than its ${limitMs} ms limit and was rolled back.`);
-  }
-}
-
 /** Prisma's codes for a server that cannot be reached, timed out, or has no connection free. */
 const unreachableCodes = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
 
@@ -108,12 +97,11 @@ export function isDatabaseUnreachable(error: unknown): boolean {
 
 /**
  * A statement or transaction that ran past its time limit: PostgreSQL's `statement_timeout`
- * (SQLSTATE 57014) or a transaction closed at its timeout (Prisma's P2028, or ours).
+ * (SQLSTATE 57014) or a transaction that waited or ran past its limit (Prisma's P2028).
  */
 export function isDatabaseTimeout(error: unknown): boolean {
   let current: unknown = error;
   for (let depth = 0; typeof current === 'object' && current !== null && depth < 4; depth++) {
-    if (current instanceof TransactionTimeoutError) return true;
     const { code, originalCode, meta, cause } = current as ErrorLike;
     if (code === 'P2028' || code === '57014' || originalCode === '57014') return true;
     current = meta?.driverAdapterError ?? cause;

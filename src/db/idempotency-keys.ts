@@ -43,8 +43,8 @@ interface KeyRow {
  * a stale row as this claim and leaves any other as it is, returning the row either way, so that
  * what holds the key is read in the same step (PostgreSQL waits there for a transaction recording
  * the key; on SQLite's one connection no other request's transaction runs between the claim and
- * the read, so a retry sees the first request running, never done). It runs without Prisma's
- * client (`Database.query`): on the path of every keyed write.
+ * the read, so a retry sees the first request running, never done). It commits on its own
+ * (`Database.query`), before the request's transaction begins.
  */
 export async function claimKey(
   database: Pick<Database, 'query'>,

@@ -31,8 +31,7 @@ async function latestSnapshot(migrationsDir: string): Promise<string | undefined
  * default.
  */
 function engineConfig(provider: DatabaseConfig['provider']): DatabaseConfig {
-  if (provider === 'sqlite')
-    return { provider, url: 'file::memory:', file: ':memory:', statementCacheSize: 0 };
+  if (provider === 'sqlite') return { provider, url: 'file::memory:', file: ':memory:' };
   const url = process.env.DATABASE_URL?.startsWith('postgres')
     ? process.env.DATABASE_URL
     : 'postgresql://postgres@127.0.0.1:5432/postgres';

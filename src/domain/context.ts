@@ -22,9 +22,8 @@ export const anonymous: Viewer = Object.freeze({
 /**
  * What every domain function needs: the database (Prisma's client, and raw SQL for the writes it
  * cannot express) and its SQL dialect, the caller, and where writes are reported. `db` and `sql`
- * are a transaction's when the whole request runs in one (src/idempotency/; there `db` may be a
- * client whose use sends the request to Prisma's transaction): the domain's own transactions then
- * join it, and `changes` holds the events until it commits.
+ * are a transaction's when the whole request runs in one (src/idempotency/): the domain's own
+ * transactions then join it, and `changes` holds the events until it commits.
  */
 export interface DomainContext {
   readonly db: Queries;

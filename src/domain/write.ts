@@ -20,18 +20,13 @@ export function writeReporting<T>(
   );
 }
 
-/**
- * `writeReporting` for a write in raw SQL alone (`ctx.sql`, straight through the driver adapter):
- * no Prisma client between its statements, its events and the database.
- */
+/** `writeReporting` for a write in raw SQL alone: `work` runs its statements in the transaction. */
 export function writeReportingSql<T>(
   ctx: DomainContext,
   work: (query: RunStatement) => Promise<T>,
   changesOf: (result: T) => readonly Change[],
 ): Promise<T> {
-  return reporting(ctx, changesOf, (recorded) =>
-    ctx.sql.transaction(async (query) => recorded(await work(query), query)),
-  );
+  return writeReporting(ctx, (tx) => work(rawSqlIn(tx).query), changesOf);
 }
 
 /**

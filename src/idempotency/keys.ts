@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { Database, Db } from '../db/client.js';
+import type { Database } from '../db/client.js';
 import {
   claimKey,
   forgetExpiredKeys,
@@ -7,7 +7,7 @@ import {
   recordResponse,
   releaseKey,
 } from '../db/idempotency-keys.js';
-import { type RawSql, type RunStatement, rawSqlJoining } from '../db/raw-sql.js';
+import type { RawSql, RunStatement } from '../db/raw-sql.js';
 import { rawSqlIn, type Tx } from '../db/transaction.js';
 import type { Change, ChangeFeed } from '../domain/changes.js';
 import type { Viewer } from '../domain/context.js';
@@ -129,34 +129,9 @@ function heldChanges(feed: ChangeFeed) {
   };
 }
 
-/** Thrown at the first use of `unusedClient`'s client. */
-class NeedsPrismaClient extends Error {
-  constructor() {
-    super("a keyed request's work used Prisma's client outside its interactive transaction");
-  }
-}
-
 /**
- * Prisma's client for work meant to run without it: its first use marks `used` and throws
- * NeedsPrismaClient, so that the work can run again where Prisma's client joins its transaction.
- */
-function unusedClient(prisma: Db) {
-  const state = {
-    used: false,
-    client: new Proxy(prisma, {
-      get() {
-        state.used = true;
-        throw new NeedsPrismaClient();
-      },
-    }),
-  };
-  return state;
-}
-
-/**
- * What a keyed request's work runs with: the transaction (its raw SQL, and Prisma's client in it,
- * or one whose use sends the work to Prisma's transaction: `KeyedRequest.commit`), and changes
- * held until it commits.
+ * What a keyed request's work runs with: its transaction (Prisma's client in it, and its raw SQL),
+ * and changes held until it commits.
  */
 export interface KeyedScope {
   db: Tx;
@@ -171,9 +146,7 @@ export interface KeyedRequest {
    * commits: the write and its record are there together or not at all. A response larger than a
    * record rolls everything back with ResponseTooLarge. The changes published
    * meanwhile reach the feed after the commit, never before and never after a rollback. A failure
-   * of `work` rolls everything back and is thrown: then call `fail`. `work` may run twice: first in
-   * the driver adapter's transaction, then, if it used Prisma's client, rolled back and again in
-   * Prisma's; only the run that commits has any effect beyond its own process.
+   * of `work` rolls everything back and is thrown: then call `fail`.
    */
   commit<T>(
     work: (scope: KeyedScope) => Promise<{ value: T; response: RecordedResponse }>,
@@ -248,30 +221,7 @@ export function createIdempotency(options: IdempotencyOptions): Idempotency {
     };
     return {
       async commit(work) {
-        // First in the adapter's transaction, as a write without a key runs: no Prisma client
-        // between the statements and the database. Work that reaches for Prisma's client (its
-        // reads, its writes) stops there, is rolled back, and runs again whole in Prisma's
-        // interactive transaction, where those see and join its write.
-        const unused = unusedClient(db);
-        const direct = heldChanges(options.changes);
-        try {
-          const value = await database.transaction((query) =>
-            recorded(query, async () => {
-              const done = await work({
-                db: unused.client,
-                sql: rawSqlJoining(query),
-                changes: direct.changes,
-              });
-              // Its failure may have been caught along the way (a resolver's error is a result).
-              if (unused.used) throw new NeedsPrismaClient();
-              return done;
-            }),
-          );
-          await direct.flush();
-          return value;
-        } catch (error) {
-          if (!unused.used) throw error;
-        }
+        // The one transaction model (src/db/transaction.ts): the domain's own transactions join it.
         const held = heldChanges(options.changes);
         const value = await db.$transaction((tx) => {
           const sql = rawSqlIn(tx);

@@ -10,7 +10,7 @@
  * refusal means.
  *
  * Prisma cannot express a conditional write that reports what it did, so this is raw SQL (run by
- * the caller's `RunStatement`: straight through the driver adapter, or in a request's transaction):
+ * the caller's `RunStatement`: one statement on its own, or in the write's transaction):
  * on PostgreSQL one statement (`placeOrderPostgres`), on SQLite, which has no data-modifying CTEs
  * and runs one writer at a time, several in a transaction (`placeOrderSqlite`).
  */

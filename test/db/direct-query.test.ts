@@ -4,14 +4,15 @@ import {
   DatabaseClosedError,
   isDatabaseTimeout,
   isDatabaseUnreachable,
-  TransactionTimeoutError,
 } from '../../src/db/errors.js';
+import type { RunStatement } from '../../src/db/raw-sql.js';
+import { inTransaction, rawSqlIn } from '../../src/db/transaction.js';
 import { Prisma } from '../../src/generated/sqlite/client.js';
 import { createTestApp, describeDb, useTestApp } from '../helpers/app.js';
 
 const countKeys = Prisma.sql`SELECT COUNT(*) AS "keys" FROM "IdempotencyKey" WHERE "fingerprint" = ${'direct'}`;
 
-describeDb('Database.query (a statement without Prismaâ€™s client)', () => {
+describeDb('Database.query (one raw statement, committed on its own)', () => {
   const app = useTestApp();
 
   it('returns the rows by column name, and counts as a statement', async () => {
@@ -64,13 +65,16 @@ describeDb('Database.query (a statement without Prismaâ€™s client)', () => {
   });
 });
 
-describeDb('Database.transaction (statements in one transaction without Prismaâ€™s client)', () => {
+describeDb('inTransaction (the one transaction model: Prismaâ€™s interactive transactions)', () => {
   // The transaction limit is REQUEST_TIMEOUT_MS and one tick of it: 300 + 75 ms here. One connection
   // on PostgreSQL too, so that a transaction can wait for it as on SQLite.
   const app = useTestApp({ REQUEST_TIMEOUT_MS: '300', DATABASE_POOL_SIZE: '1' });
   const insertKey = (id: string) =>
     Prisma.sql`INSERT INTO "IdempotencyKey" ("id", "fingerprint", "expiresAt")
       VALUES (${id}, ${'direct'}, ${BigInt(Date.now() + 60_000)})`;
+  /** `work`'s raw SQL statements in one transaction of the app's database. */
+  const transaction = <T>(work: (query: RunStatement) => Promise<T>) =>
+    inTransaction(app().database.prisma, (tx) => work(rawSqlIn(tx).query));
   const keyCount = async () =>
     Number((await app().database.query<{ keys: unknown }>(countKeys))[0]?.keys);
 
@@ -78,34 +82,19 @@ describeDb('Database.transaction (statements in one transaction without Prismaâ€
     const { database } = app();
     const before = await keyCount();
     const statements = database.statementCount();
-    await database.transaction(async (query) => {
+    await transaction(async (query) => {
       await query(insertKey('together-1'));
       await query(insertKey('together-2'));
     });
     // The two inserts and the COMMIT, as through Prisma's client.
     expect(database.statementCount()).toBe(statements + 3);
     expect(await keyCount()).toBe(before + 2);
-    const failed = await database
-      .transaction(async (query) => {
-        await query(insertKey('undone-1'));
-        throw new Error('undone on purpose');
-      })
-      .catch((error: Error) => error.message);
+    const failed = await transaction(async (query) => {
+      await query(insertKey('undone-1'));
+      throw new Error('undone on purpose');
+    }).catch((error: Error) => error.message);
     expect(failed).toBe('undone on purpose');
     expect(await keyCount()).toBe(before + 2);
-  });
-
-  it('begins at its first statement: work that sends none costs no statement', async () => {
-    const { database } = app();
-    const statements = database.statementCount();
-    expect(await database.transaction(async () => 'nothing sent')).toBe('nothing sent');
-    const failed = await database
-      .transaction(async () => {
-        throw new Error('before any statement');
-      })
-      .catch((error: Error) => error.message);
-    expect(failed).toBe('before any statement');
-    expect(database.statementCount()).toBe(statements);
   });
 
   it('waits for the connection no longer than its limit, and never runs once it is past', async () => {
@@ -126,10 +115,9 @@ describeDb('Database.transaction (statements in one transaction without Prismaâ€
     );
     await held;
     const started = Date.now();
-    const waited = await database
-      .transaction((query) => query(insertKey('too-late')))
-      .catch((error: unknown) => error);
-    expect(waited).toBeInstanceOf(TransactionTimeoutError);
+    const waited = await transaction((query) => query(insertKey('too-late'))).catch(
+      (error: unknown) => error,
+    );
     expect(isDatabaseTimeout(waited)).toBe(true);
     expect(Date.now() - started).toBeLessThan(650);
     await holder;
@@ -138,16 +126,12 @@ describeDb('Database.transaction (statements in one transaction without Prismaâ€
   });
 
   it('rolls back what it wrote once it has run past its limit, and refuses its next statement', async () => {
-    const { database } = app();
     const before = await keyCount();
-    const ran = await database
-      .transaction(async (query) => {
-        await query(insertKey('slow-1'));
-        await sleep(600);
-        await query(insertKey('slow-2'));
-      })
-      .catch((error: unknown) => error);
-    expect(ran).toBeInstanceOf(TransactionTimeoutError);
+    const ran = await transaction(async (query) => {
+      await query(insertKey('slow-1'));
+      await sleep(600);
+      await query(insertKey('slow-2'));
+    }).catch((error: unknown) => error);
     expect(isDatabaseTimeout(ran)).toBe(true);
     expect(await keyCount()).toBe(before);
   });

@@ -152,9 +152,9 @@ describeDb('versions, ifVersion and Idempotency-Key over GraphQL', () => {
     expect(errorCodes(other)).toEqual(['IDEMPOTENCY_KEY_REUSED']);
   });
 
-  it('runs a keyed mutation whose selection reads again in Prisma’s transaction, its first run leaving nothing', async () => {
-    // The order is written first in the adapter's transaction, as without a key; the pet read
-    // after it needs Prisma's client, so that run is rolled back and the mutation runs again.
+  it('runs a keyed mutation whose selection reads its own write once, in the request’s one transaction', async () => {
+    // The order and the pet read after it share the request's transaction: the read sees the
+    // write, and the order, its events and their publication happen once.
     const pet = await makePet(app(), { quantity: 2 });
     const events = () => app().database.prisma.changeEvent.count({ where: { petId: pet.id } });
     const before = await events();
