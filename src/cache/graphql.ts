@@ -6,7 +6,8 @@ import {
   type GraphQLSchema,
   getNamedType,
 } from 'graphql';
-import { handleStreamOrSingleExecutionResult, type Plugin } from 'graphql-yoga';
+import { handleStreamOrSingleExecutionResult, isAsyncIterable, type Plugin } from 'graphql-yoga';
+import type { Cacheable } from '../http/env.js';
 import { slot } from '../http/slot.js';
 import { ANY, type Entity, entityTag, listTag, type Tag } from './tags.js';
 
@@ -115,16 +116,17 @@ const requestTags = slot<Request, RequestTags>('request tags');
 
 /** The part of the server context this plugin reads: how to tell the cache, on a public read. */
 interface CacheableServerContext {
-  cacheable?: ((tags: readonly string[]) => void) | undefined;
+  cacheable?: Cacheable | undefined;
   request?: Request;
 }
 
 /**
  * Tells the response cache what a GraphQL answer holds, when every operation of the request was a
  * query that ran without an error: the tags of its documents and of the entities its resolvers
- * returned (see `schemaNotingEntities`). Anything else (a mutation, an error, a refusal before
- * execution) leaves the answer uncached. What an operation's fields return is read from its plan
- * (`planOf`), made once per document.
+ * returned (see `schemaNotingEntities`), and its results as answered (with their cost reports,
+ * which demand control attached before; nothing after this changes a result without errors).
+ * Anything else (a mutation, an error, a refusal before execution) leaves the answer uncached.
+ * What an operation's fields return is read from its plan (`planOf`), made once per document.
  */
 export function cacheTagsPlugin(
   planOf: (document: DocumentNode, operationName?: string | null) => TaggedOperation | undefined,
@@ -157,9 +159,10 @@ export function cacheTagsPlugin(
     },
     onResultProcess({ request, result, serverContext }) {
       const state = requestTags.get(request);
+      if (!state?.clean || isAsyncIterable(result)) return;
       const operations = Array.isArray(result) ? result.length : 1;
-      if (state?.clean && state.executed === operations)
-        (serverContext as CacheableServerContext).cacheable?.([...state.tags]);
+      if (state.executed === operations)
+        (serverContext as CacheableServerContext).cacheable?.([...state.tags], result);
     },
   };
 }

@@ -4,6 +4,7 @@ import type { AppEnv } from '../http/env.js';
 import { headerOf, plainAnswer, plainParts, replaceResponse } from '../http/plain-answer.js';
 import { requestHeader } from '../http/request-header.js';
 import type { Metrics } from '../observability/metrics.js';
+import { type CachedResults, cachedResults, resultsJson } from './result.js';
 import type { CachedResponse, CacheStore } from './store.js';
 import {
   ifNoneMatch,
@@ -58,67 +59,33 @@ function handOnBody(c: Context<AppEnv>, body: string | undefined): void {
   c.req.raw = new Request(url, { method, headers, body, signal });
 }
 
-const COST_REPORT = ',"extensions":{"cost":';
-
-/** What a GraphQL result reports of its cost: only its requested cost is kept with a cached answer. */
-const requestedOf = (report: unknown) =>
-  Number((report as { requestedQueryCost?: unknown } | undefined)?.requestedQueryCost ?? 0);
-
 /**
- * A GraphQL answer without its `extensions.cost`, and the requested cost of each of its results:
- * the report is per caller and per moment (the caller's budget), so the cache keeps answers
- * without it and the ETag covers the data only (a tag stays the same while the data does, as it
- * must for If-None-Match). The report is the last member of a single result (Yoga writes it so):
- * cut it there, and parse the body only otherwise (a batch, other extensions).
+ * A GraphQL answer's JSON without its cost reports: what its ETag covers. The report is per caller
+ * and per moment (the caller's budget), so the tag stays the same while the data does, as it must
+ * for If-None-Match.
  */
-function withoutCostReport(body: string): { body: string; requested: number[] } {
-  const at = body.lastIndexOf(COST_REPORT);
-  if (at < 0) return { body, requested: [0] };
-  if (body.endsWith('}}')) {
-    try {
-      const extensions = JSON.parse(body.slice(at + COST_REPORT.length - '{"cost":'.length, -1));
-      if (Object.keys(extensions).length === 1)
-        return { body: `${body.slice(0, at)}}`, requested: [requestedOf(extensions.cost)] };
-    } catch {
-      // Not the report's shape after all: parse the whole body.
-    }
-  }
+function withoutCostReports(body: string): string {
   const parsed: unknown = JSON.parse(body);
-  const requested: number[] = [];
   for (const result of Array.isArray(parsed) ? parsed : [parsed]) {
     const extensions = (result as { extensions?: Record<string, unknown> } | null)?.extensions;
-    requested.push(requestedOf(extensions?.cost));
     if (!extensions) continue;
     delete extensions.cost;
     if (Object.keys(extensions).length === 0)
       delete (result as { extensions?: unknown }).extensions;
   }
-  return { body: JSON.stringify(parsed), requested };
+  return JSON.stringify(parsed);
 }
 
 /**
- * A kept GraphQL answer with the report of this request: each result's requested cost, as a cold
- * request reports it, and nothing charged (a hit runs nothing).
+ * The answer of kept GraphQL results with the reports of this request: each result's requested
+ * cost, as a cold request reports it, and nothing charged (a hit runs nothing).
  */
-async function withCostReport(
-  c: Context<AppEnv>,
-  body: string,
-  requested: readonly number[],
-): Promise<string> {
+async function withCostReports(c: Context<AppEnv>, results: CachedResults): Promise<string> {
   const status = await c.get('costAccount')?.status();
-  const report = (at: number) => ({
-    requestedQueryCost: requested[at] ?? 0,
+  return resultsJson(results, ({ requestedQueryCost }) => ({
+    requestedQueryCost,
     ...(status ? { throttleStatus: status } : {}),
-  });
-  if (body.startsWith('{') && body.endsWith('}') && !body.includes('"extensions":'))
-    return `${body.slice(0, -1)}${COST_REPORT}${JSON.stringify(report(0))}}}`;
-  const parsed: unknown = JSON.parse(body);
-  const results = Array.isArray(parsed) ? parsed : [parsed];
-  results.forEach((result, at) => {
-    const record = result as { extensions?: Record<string, unknown> };
-    record.extensions = { ...record.extensions, cost: report(at) };
-  });
-  return JSON.stringify(parsed);
+  }));
 }
 
 const cacheControl = (c: Context<AppEnv>) =>
@@ -171,16 +138,23 @@ function withValidators(
  */
 function addValidators(c: Context<AppEnv>, { body, headers }: Content): void {
   const etag =
-    headers.etag ?? strongETag(c.req.path === '/graphql' ? withoutCostReport(body).body : body);
+    headers.etag ?? strongETag(c.req.path === '/graphql' ? withoutCostReports(body) : body);
   replaceResponse(c, withValidators(c, body, headers, etag));
 }
 
-/** The answer of a hit: the stored body (a GraphQL one with its report), its stored ETag on a read. */
+/**
+ * Validators on a 200 JSON answer to a read that is not kept; a plain answer (REST's) with no
+ * promise of its own.
+ */
+function validate(c: Context<AppEnv>): void | Promise<void> {
+  const plain = plainContentOf(c.res);
+  if (plain) return addValidators(c, plain);
+  return contentOf(c.res).then((content) => addValidators(c, content));
+}
+
+/** The answer of a hit: the stored body, or GraphQL results with reports; its ETag on a read. */
 async function fromCache(c: Context<AppEnv>, cached: CachedResponse): Promise<Response> {
-  const body =
-    c.req.path === '/graphql'
-      ? await withCostReport(c, cached.body, cached.requestedCosts ?? [])
-      : cached.body;
+  const body = 'body' in cached ? cached.body : await withCostReports(c, cached.results);
   if (!isRead(c.req.method))
     return new Response(body, { status: 200, headers: { ...cached.headers } });
   return withValidators(c, body, cached.headers, cached.etag);
@@ -213,8 +187,7 @@ export interface ResponseCacheOptions {
 export function responseCache({ store, metrics }: ResponseCacheOptions): MiddlewareHandler<AppEnv> {
   const validated = async (c: Context<AppEnv>, next: Next) => {
     await next();
-    // A plain answer (REST's) is validated with no promise of its own.
-    if (isJson200(c.res)) addValidators(c, plainContentOf(c.res) ?? (await contentOf(c.res)));
+    if (isJson200(c.res)) return validate(c);
   };
   // Not async: a POST or another write (a GraphQL operation) gets no validators, and no promise here.
   const uncached: MiddlewareHandler<AppEnv> = (c, next) =>
@@ -235,14 +208,18 @@ export function responseCache({ store, metrics }: ResponseCacheOptions): Middlew
     metrics.cacheMisses.inc({ edge });
     handOnBody(c, keyed.body);
     let tags: readonly string[] | undefined;
-    c.set('cacheable', (holds) => {
+    let results: CachedResults | undefined;
+    c.set('cacheable', (holds, answered) => {
       tags = holds;
+      if (answered) results = cachedResults(answered);
     });
     await next();
     if (!isJson200(c.res)) return;
+    // A GraphQL answer is kept as its results, which the edge hands over with its tags.
+    if (!tags || (edge === 'graphql' && !results))
+      return isRead(c.req.method) ? validate(c) : undefined;
     const { body, headers: answered } = await contentOf(c.res);
-    const { body: kept, requested } =
-      edge === 'graphql' ? withoutCostReport(body) : { body, requested: undefined };
+    const content = results ? { results } : { body };
     const headers: Record<string, string> = {};
     for (const name of keptHeaders) {
       const value = answered[name];
@@ -251,13 +228,12 @@ export function responseCache({ store, metrics }: ResponseCacheOptions): Middlew
     const usage = c.get('usageNote')?.coordinates;
     const response: CachedResponse = {
       headers,
-      body: kept,
-      // The edge's (a REST resource's version), else a hash of the kept body.
-      etag: answered.etag ?? strongETag(kept),
-      ...(requested ? { requestedCosts: requested } : {}),
+      ...content,
+      // The edge's (a REST resource's version), else a hash of what is kept (without reports).
+      etag: answered.etag ?? strongETag(results ? resultsJson(results) : body),
       ...(usage ? { usage } : {}),
     };
-    if (tags) await store.set(key, response, tags, generation);
+    await store.set(key, response, tags, generation);
     const answer = isRead(c.req.method)
       ? withValidators(c, body, answered, response.etag)
       : new Response(body, c.res);

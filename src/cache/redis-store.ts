@@ -63,6 +63,13 @@ const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.
 /** What an entry is stored as: the response, and the generation it was computed at. */
 type Stored = CachedResponse & { generation?: number };
 
+/**
+ * The format of `Stored`, in its key: replicas of different versions share the tags, the
+ * generation and the fence, but each reads only the entries it can answer from (an earlier format
+ * kept a GraphQL answer's body; its entries go with their TTL).
+ */
+const ENTRY_FORMAT = 'v2';
+
 export interface RedisCacheOptions {
   /** How long a response stays (ms); > 0. */
   ttlMs: number;
@@ -240,7 +247,7 @@ export class RedisCacheStore implements CacheStore {
   }
 
   #entry(key: string) {
-    return `${this.#prefix}entry:${key}`;
+    return `${this.#prefix}entry:${ENTRY_FORMAT}:${key}`;
   }
 
   #tag(tag: Tag) {

@@ -1,17 +1,19 @@
 import type { ChangeFeed } from '../domain/changes.js';
+import { type CachedResults, resultsJson } from './result.js';
 import type { Tag } from './tags.js';
 
-/** A response the cache keeps: what it answers a hit with, its strong ETag computed once. */
-export interface CachedResponse {
+/**
+ * A response the cache keeps: what it answers a hit with, its strong ETag computed once. A REST
+ * answer is kept as its body; a GraphQL answer as its results, apart from their cost reports (a
+ * hit composes its answer from them and its own reports, `resultsJson`).
+ */
+export type CachedResponse = {
   /** The headers that belong to the answer (content type, X-Total-Count), not to one request. */
   headers: Record<string, string>;
-  body: string;
   etag: string;
-  /** A GraphQL answer's: the requested cost of each of its results, reported again on a hit. */
-  requestedCosts?: number[];
   /** What the answer's GraphQL operations used (UsageNote): a hit counts it for its client. */
   usage?: string | undefined;
-}
+} & ({ body: string } | { results: CachedResults });
 
 /** A lookup's answer: the stored response (undefined on a miss) and the store's generation then. */
 export interface Lookup {
@@ -36,20 +38,21 @@ export interface CacheStore {
   listen(feed: ChangeFeed): () => void;
 }
 
+/** What a response keeps of its answer, as text: REST's body, GraphQL's results without reports. */
+const contentOf = (response: CachedResponse) =>
+  'body' in response ? response.body : resultsJson(response.results);
+
 /** The size a response takes in the cache's byte bound. */
 export const responseBytes = (response: CachedResponse) =>
-  response.body.length +
-  response.etag.length +
-  8 * (response.requestedCosts?.length ?? 0) +
-  (response.usage?.length ?? 0) +
-  64;
+  contentOf(response).length + response.etag.length + (response.usage?.length ?? 0) + 64;
 
 /**
  * Whether a response is small enough to keep (RESPONSE_CACHE_MAX_ENTRY_BYTES): a larger one is
  * answered but not cached, so that a few large answers cannot fill the cache.
  */
 export function fitsEntry(response: CachedResponse, maxBytes: number): boolean {
+  const content = contentOf(response);
   // A UTF-16 unit is at most 3 bytes of UTF-8: most bodies need no count.
-  if ((response.body.length + response.etag.length) * 3 <= maxBytes) return true;
-  return Buffer.byteLength(response.body) + Buffer.byteLength(response.etag) <= maxBytes;
+  if ((content.length + response.etag.length) * 3 <= maxBytes) return true;
+  return Buffer.byteLength(content) + Buffer.byteLength(response.etag) <= maxBytes;
 }

@@ -19,7 +19,13 @@ import type { Viewer } from '../domain/context.js';
 import { anonymous } from '../domain/context.js';
 import { DomainError } from '../errors/catalogue.js';
 import type { Deadline } from '../http/deadline.js';
-import type { AccessLogFields, ClientName, CostAccount, UsageNote } from '../http/env.js';
+import type {
+  AccessLogFields,
+  Cacheable,
+  ClientName,
+  CostAccount,
+  UsageNote,
+} from '../http/env.js';
 import { renderGraphiQLPage } from '../http/graphiql.js';
 import { slot } from '../http/slot.js';
 import type { Idempotency } from '../idempotency/keys.js';
@@ -180,7 +186,7 @@ export interface ServerContext {
   /** The request's time limit; operations over a WebSocket have none. */
   deadline?: Deadline;
   /** Set on a public read the response cache may keep: what the answer holds (AppEnv). */
-  cacheable?: ((tags: readonly string[]) => void) | undefined;
+  cacheable?: Cacheable | undefined;
   /** `websocket` for an operation sent over a WebSocket, which carries subscriptions only. */
   transport?: 'websocket';
   /** The caller's GraphQL cost budget, while it is on (src/graphql/demand-control.ts). */

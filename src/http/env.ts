@@ -1,3 +1,4 @@
+import type { ExecutionResult } from 'graphql';
 import type { Viewer } from '../domain/context.js';
 import type { DomainError } from '../errors/catalogue.js';
 import type { Deadline } from './deadline.js';
@@ -22,6 +23,16 @@ export interface UsageNote {
   /** Set by the response cache when it answered from an entry: the coordinates kept with it. */
   fromCache: string | undefined;
 }
+
+/**
+ * How an edge tells the response cache that it may keep an answer: with what the answer holds
+ * (`pet:42`, `pet:*`) and, on GraphQL, the results it answers (with their cost reports, which the
+ * cache keeps apart). An answer the edge never calls it for is not kept.
+ */
+export type Cacheable = (
+  tags: readonly string[],
+  results?: ExecutionResult | readonly ExecutionResult[],
+) => void;
 
 /** What an edge adds to its request's access line (GraphQL: the operation names). */
 export interface AccessLogFields {
@@ -75,12 +86,8 @@ export interface AppEnv {
     accessLog: AccessLogFields;
     /** The request's time limit: its signal aborts when the request runs past it. */
     deadline: Deadline;
-    /**
-     * Set by the response cache on a public read it may keep (src/cache/http.ts): the edge calls it
-     * with what its answer holds (`pet:42`, `pet:*`), and an answer it never calls it for is not
-     * kept.
-     */
-    cacheable: ((tags: readonly string[]) => void) | undefined;
+    /** Set by the response cache on a public read it may keep (src/cache/http.ts): `Cacheable`. */
+    cacheable: Cacheable | undefined;
     /**
      * A token that is present but invalid: the rate limit counts the request (by address) before
      * it is refused with 401 (src/http/authenticate.ts).

@@ -47,8 +47,57 @@ async function hits(app: TestApp) {
   );
 }
 
+/** A store of its own on the app's Redis, as a replica has. */
+async function storeOf(app: TestApp) {
+  const connection = connectRedis(redisUrl ?? '', {
+    databaseUrl: app.config.database.url,
+    logger: app.logger,
+  });
+  if (connection.commands.status !== 'ready')
+    await new Promise((resolve) => connection.commands.once('ready', resolve));
+  const store = new RedisCacheStore(
+    connection,
+    cacheFenceRow(app.database),
+    { ttlMs: 60_000, maxEntryBytes: 1024, evictChunk: 500 },
+    createMetrics(app.database),
+  );
+  return { connection, store };
+}
+
 describe.runIf(databaseAvailable && redisUrl !== null)('the response cache in Redis', () => {
   const app = useTestApp({ REDIS_URL: redisUrl ?? '' });
+
+  it('keeps GraphQL results apart from their cost reports, in a format of its own', async () => {
+    await redisReady(app());
+    const pet = await makePet(app());
+    const read = () => app().fetch(graphqlRequest({ query: `{ pet(id: "${pet.id}") { name } }` }));
+    const miss = await (await read()).json();
+    const hit = await (await read()).json();
+    expect(miss.extensions.cost).toEqual({ requestedQueryCost: 1, actualQueryCost: 1 });
+    // A hit ran nothing: the requested cost kept with the result, no actual cost.
+    expect(hit).toEqual({ data: miss.data, extensions: { cost: { requestedQueryCost: 1 } } });
+
+    const { connection, store } = await storeOf(app());
+    try {
+      // An entry of the earlier format, which kept a GraphQL answer's body: never read.
+      const earlier = { headers: {}, body: '{"data":{}}', etag: '"e"', requestedCosts: [1] };
+      await connection.commands.set(
+        `${connection.prefix}cache:entry:earlier`,
+        JSON.stringify(earlier),
+      );
+      expect((await store.lookup('earlier')).response).toBeUndefined();
+      const kept: CachedResponse = {
+        headers: {},
+        results: { data: '{"pet":null}', requestedQueryCost: 1 },
+        etag: '"k"',
+      };
+      const { generation } = await store.lookup('kept');
+      expect(await store.set('kept', kept, [entityTag('pet', pet.id)], generation)).toBe(true);
+      expect((await store.lookup('kept')).response).toEqual(kept);
+    } finally {
+      await connection.close();
+    }
+  });
 
   it('never serves a stale read after a write, with 20,000 entries under one tag', async () => {
     await redisReady(app());
@@ -59,19 +108,8 @@ describe.runIf(databaseAvailable && redisUrl !== null)('the response cache in Re
     expect(await hits(app())).toEqual([restHits + 1, graphqlHits + 1]);
 
     // 20,000 more entries under the category's tag, written through the store's own `set`.
-    const connection = connectRedis(redisUrl ?? '', {
-      databaseUrl: app().config.database.url,
-      logger: app().logger,
-    });
+    const { connection, store } = await storeOf(app());
     try {
-      if (connection.commands.status !== 'ready')
-        await new Promise((resolve) => connection.commands.once('ready', resolve));
-      const store = new RedisCacheStore(
-        connection,
-        cacheFenceRow(app().database),
-        { ttlMs: 60_000, maxEntryBytes: 1024, evictChunk: 500 },
-        createMetrics(app().database),
-      );
       const { generation } = await store.lookup('probe');
       const filler: CachedResponse = { headers: {}, body: '{"filler":true}', etag: '"f"' };
       const tags = [entityTag('category', category.id)];
@@ -94,7 +132,7 @@ describe.runIf(databaseAvailable && redisUrl !== null)('the response cache in Re
       // Every entry under the tag went, in steps.
       const left = await connection.commands.exists(
         ...[0, 9_999, 19_999].map(
-          (i) => `${connection.prefix}cache:entry:filler-${category.id}-${i}`,
+          (i) => `${connection.prefix}cache:entry:v2:filler-${category.id}-${i}`,
         ),
       );
       expect(left).toBe(0);
