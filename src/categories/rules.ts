@@ -1,11 +1,11 @@
-import { isPrismaError } from '../db/errors.js';
 import { requireScope } from '../domain/authorization.js';
 import type { DomainContext } from '../domain/context.js';
 import { parseId } from '../domain/ids.js';
 import { optionalText, requiredText } from '../domain/validation.js';
-import { type IfVersion, nextVersion, writeVersioned } from '../domain/versions.js';
+import { type IfVersion, writeVersioned } from '../domain/versions.js';
 import { writeReporting } from '../domain/write.js';
 import { DomainError } from '../errors/catalogue.js';
+import * as pets from '../pets/store.js';
 import { domainOperation } from '../tracing/hooks.js';
 import * as store from './store.js';
 
@@ -14,7 +14,7 @@ export interface CategoryInput {
   description?: string | null | undefined;
 }
 
-function categoryData(input: CategoryInput) {
+function categoryData(input: CategoryInput): store.CategoryData {
   const name = requiredText(input.name, 'name', 100);
   return {
     name,
@@ -52,11 +52,9 @@ export const createCategory = domainOperation(
     return writeReporting(
       ctx,
       async (tx) => {
-        try {
-          return await tx.category.create({ data });
-        } catch (error) {
-          throw nameTaken(error, data.name);
-        }
+        const category = await store.insertCategory(tx, data);
+        if (category === 'name taken') throw nameTaken(data.name);
+        return category;
       },
       (category) => [{ entity: 'category', kind: 'created', id: category.id }],
     );
@@ -84,18 +82,12 @@ export const updateCategory = domainOperation(
       (tx) =>
         writeVersioned(
           { resource: 'category', id, ifVersion },
-          () => tx.category.findUnique({ where: { id } }),
+          () => store.categoryById(tx, id),
           async (before) => {
-            try {
-              const { count } = await tx.category.updateMany({
-                where: { id, version: before.version },
-                data: { ...data, version: nextVersion },
-              });
-              if (count === 0) return undefined;
-            } catch (error) {
-              throw nameTaken(error, data.name);
-            }
-            return { ...before, ...data, version: before.version + 1 };
+            const category = await store.updateCategoryIfVersion(tx, before, data);
+            if (category === 'stale') return undefined;
+            if (category === 'name taken') throw nameTaken(data.name);
+            return category;
           },
         ),
       () => [{ entity: 'category', kind: 'updated', id }],
@@ -123,20 +115,13 @@ export const deleteCategory = domainOperation(
       (tx) =>
         writeVersioned(
           { resource: 'category', id, ifVersion },
-          () => tx.category.findUnique({ where: { id }, select: { version: true } }),
+          () => store.categoryById(tx, id),
           async (before) => {
-            if (await tx.pet.findFirst({ where: { categoryId: id }, select: { id: true } }))
-              throw inUse();
-            try {
-              const { count } = await tx.category.deleteMany({
-                where: { id, version: before.version },
-              });
-              return count === 0 ? undefined : id;
-            } catch (error) {
-              // A pet created between the check and the delete.
-              if (isPrismaError(error, 'P2003')) throw inUse();
-              throw error;
-            }
+            if (await pets.categoryHasPets(tx, id)) throw inUse();
+            const deleted = await store.deleteCategoryIfVersion(tx, id, before.version);
+            // 'has pets': a pet created between the check and the delete.
+            if (deleted === 'has pets') throw inUse();
+            return deleted === 'deleted' ? id : undefined;
           },
         ),
       () => [{ entity: 'category', kind: 'deleted', id }],
@@ -145,8 +130,6 @@ export const deleteCategory = domainOperation(
   },
 );
 
-function nameTaken(error: unknown, name: string): unknown {
-  return isPrismaError(error, 'P2002')
-    ? new DomainError('CATEGORY_NAME_TAKEN', `A category named "${name}" already exists`)
-    : error;
+function nameTaken(name: string): DomainError {
+  return new DomainError('CATEGORY_NAME_TAKEN', `A category named "${name}" already exists`);
 }

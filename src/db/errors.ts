@@ -109,9 +109,25 @@ export function isDatabaseTimeout(error: unknown): boolean {
   return false;
 }
 
-/** Prisma's known request error codes that the domain turns into contract errors. */
-type KnownCode = 'P2002' | 'P2003' | 'P2025';
+/** The constraints a write may violate that a store answers as an outcome, by Prisma's code. */
+const constraintCodes = { unique: 'P2002', 'foreign key': 'P2003' } as const;
 
-export function isPrismaError(error: unknown, code: KnownCode): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
+/**
+ * What `write` answers, or `outcome` when the database refuses it for violating a `constraint`
+ * (on either database, through Prisma's client or its driver adapter): a store reports, say, a
+ * name already taken as what happened, and the rules never see a database code. In a transaction
+ * on PostgreSQL the refused statement has aborted it: the rules answer such an outcome by failing.
+ */
+export async function unlessViolates<T, const O>(
+  write: PromiseLike<T>,
+  constraint: keyof typeof constraintCodes,
+  outcome: O,
+): Promise<T | O> {
+  try {
+    return await write;
+  } catch (error) {
+    if ((error as ErrorLike | null | undefined)?.code === constraintCodes[constraint])
+      return outcome;
+    throw error;
+  }
 }

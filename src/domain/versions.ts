@@ -87,3 +87,15 @@ export async function writeVersioned<Row extends { version: number }, T>(
 
 /** Prisma's data for "the next version". */
 export const nextVersion = { increment: 1 } as const;
+
+/**
+ * What a conditional write (an `updateMany` or `deleteMany` where the version is still the one
+ * read) did, as a store answers it: `written` when it changed a row, 'stale' when it changed none
+ * because someone wrote in between (`writeVersioned` then reads again).
+ */
+export async function writtenOrStale<const T>(
+  write: PromiseLike<{ count: number }>,
+  written: T,
+): Promise<T | 'stale'> {
+  return (await write).count === 0 ? 'stale' : written;
+}

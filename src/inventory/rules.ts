@@ -4,8 +4,9 @@ import type { DomainContext } from '../domain/context.js';
 import { parseId } from '../domain/ids.js';
 import type { Page } from '../domain/paging.js';
 import { integerInRange } from '../domain/validation.js';
-import { type IfVersion, nextVersion, writeVersioned } from '../domain/versions.js';
+import { type IfVersion, writeVersioned } from '../domain/versions.js';
 import { writeReporting } from '../domain/write.js';
+import * as pets from '../pets/store.js';
 import { domainOperation } from '../tracing/hooks.js';
 import * as store from './store.js';
 
@@ -60,22 +61,12 @@ export const updateInventory = domainOperation(
       (tx) =>
         writeVersioned(
           { resource: 'pet', id: petId, ifVersion, name: `The stock of pet ${petId}` },
-          () => tx.inventoryItem.findUnique({ where: { petId } }),
+          () => store.itemByPetId(tx, petId),
           async (before) => {
-            const { count } = await tx.inventoryItem.updateMany({
-              where: { petId, version: before.version },
-              data: { quantity: stock, version: nextVersion },
-            });
-            if (count === 0) return undefined;
-            const { count: madeAvailable } =
-              stock > 0
-                ? await tx.pet.updateMany({
-                    where: { id: petId, status: 'sold' },
-                    data: { status: 'available', version: nextVersion },
-                  })
-                : { count: 0 };
-            const item = { ...before, quantity: stock, version: before.version + 1 };
-            return { item, madeAvailable: madeAvailable > 0 };
+            const item = await store.setStockIfVersion(tx, before, stock);
+            if (item === 'stale') return undefined;
+            const madeAvailable = stock > 0 && (await pets.makeAvailableIfSold(tx, petId));
+            return { item, madeAvailable };
           },
         ),
       ({ madeAvailable }) => {

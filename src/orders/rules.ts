@@ -4,10 +4,11 @@ import type { DomainContext } from '../domain/context.js';
 import { parseId } from '../domain/ids.js';
 import type { Page } from '../domain/paging.js';
 import { integerInRange, optionalDateTime } from '../domain/validation.js';
-import { type IfVersion, nextVersion, writeVersioned } from '../domain/versions.js';
+import { type IfVersion, writeVersioned } from '../domain/versions.js';
 import { writeAppendingEvents, writeReporting, writeReportingSql } from '../domain/write.js';
 import { DomainError } from '../errors/catalogue.js';
-import type { Prisma } from '../generated/sqlite/client.js';
+import * as inventory from '../inventory/store.js';
+import * as pets from '../pets/store.js';
 import { domainOperation } from '../tracing/hooks.js';
 import * as store from './store.js';
 import { type Placed, placeOrderPostgres, placeOrderSqlite } from './store.js';
@@ -31,7 +32,7 @@ export interface OrderFilter {
   complete?: boolean | null | undefined;
 }
 
-export function ordersWhere(filter: OrderFilter): Prisma.OrderWhereInput {
+function selected(filter: OrderFilter): store.OrderSelection {
   return {
     petId: filter.petId == null ? undefined : parseId(filter.petId, 'petId'),
     complete: filter.complete ?? undefined,
@@ -50,7 +51,7 @@ export const listOrders = domainOperation(
   'listOrders',
   function listOrders(ctx: DomainContext, filter: OrderFilter, page: Page) {
     requireScope(ctx.viewer, 'orders:read');
-    return store.orderPage(ctx.db, ordersWhere(filter), page);
+    return store.orderPage(ctx.db, selected(filter), page);
   },
 );
 
@@ -76,7 +77,7 @@ export const countOrders = domainOperation(
   'countOrders',
   function countOrders(ctx: DomainContext, filter: OrderFilter) {
     requireScope(ctx.viewer, 'orders:read');
-    return store.countOrders(ctx.db, ordersWhere(filter));
+    return store.countOrders(ctx.db, selected(filter));
   },
 );
 
@@ -154,7 +155,7 @@ export const updateOrder = domainOperation(
       (tx) =>
         writeVersioned(
           { resource: 'order', id, ifVersion },
-          () => tx.order.findUnique({ where: { id } }),
+          () => store.orderById(tx, id),
           async (order) => {
             if (order.complete) {
               const reopens = complete === false;
@@ -165,13 +166,9 @@ export const updateOrder = domainOperation(
             }
             // Nothing to change: the order stays as it is, at its version.
             if (shipDate === undefined && complete === undefined) return order;
-            const { count } = await tx.order.updateMany({
-              where: { id, complete: false, version: order.version },
-              data: { shipDate, complete, version: nextVersion },
-            });
+            const updated = await store.updateOrderIfVersion(tx, order, { shipDate, complete });
             // Changed since it was read (perhaps completed): read again.
-            if (count === 0) return undefined;
-            return tx.order.findUniqueOrThrow({ where: { id } });
+            return updated === 'stale' ? undefined : updated;
           },
         ),
       (order) => [{ entity: 'order', kind: 'updated', id, petId: order.petId }],
@@ -197,22 +194,13 @@ export const cancelOrder = domainOperation(
       (tx) =>
         writeVersioned(
           { resource: 'order', id, ifVersion },
-          () => tx.order.findUnique({ where: { id } }),
+          () => store.orderById(tx, id),
           async (order) => {
             if (order.complete) throw alreadyComplete(id, 'cancelled');
-            const { count } = await tx.order.deleteMany({
-              where: { id, complete: false, version: order.version },
-            });
-            if (count === 0) return undefined;
-            await tx.inventoryItem.update({
-              where: { petId: order.petId },
-              data: { quantity: { increment: order.quantity }, version: nextVersion },
-            });
-            const { count: madeAvailable } = await tx.pet.updateMany({
-              where: { id: order.petId, status: 'sold' },
-              data: { status: 'available', version: nextVersion },
-            });
-            return { petId: order.petId, madeAvailable: madeAvailable > 0 };
+            if ((await store.deleteOrderIfVersion(tx, order)) === 'stale') return undefined;
+            await inventory.returnStock(tx, order.petId, order.quantity);
+            const madeAvailable = await pets.makeAvailableIfSold(tx, order.petId);
+            return { petId: order.petId, madeAvailable };
           },
         ),
       ({ petId, madeAvailable }) => {

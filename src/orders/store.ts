@@ -1,6 +1,6 @@
 /*
- * The reads of orders (by id, pages, counts: below) and the placement of an order; updates and
- * cancellations run in the rules' transactions (rules.ts).
+ * The orders' table: the only code that reads or writes it (by id, pages, counts, the updates and
+ * cancellations the rules' transactions run, below), and the placement of an order.
  *
  * Placing an order with as few statements as the database allows: the order is written only while
  * the pet is available and its stock covers the quantity, the stock is taken by a conditional
@@ -13,12 +13,18 @@
  * the caller's `RunStatement`: one statement on its own, or in the write's transaction):
  * on PostgreSQL one statement (`placeOrderPostgres`), on SQLite, which has no data-modifying CTEs
  * and runs one writer at a time, several in a transaction (`placeOrderSqlite`).
+ *
+ * So this is the one place outside the stock's store (src/inventory/store.ts) that takes stock,
+ * and outside the pets' store that marks a pet sold: on PostgreSQL the order, the stock, the pet's
+ * status and the events are one statement, one round trip (its speed is a target: bench/), which
+ * calling those stores would split into a round trip each.
  */
 import { type PageWindow, pagesByParent, type RawRow } from '../db/batch-reads.js';
 import { appendingEvents, type Writer } from '../db/change-events.js';
 import type { RunStatement } from '../db/raw-sql.js';
 import type { Queries, Tx } from '../db/transaction.js';
 import { type Page, pageArgs } from '../domain/paging.js';
+import { nextVersion, writtenOrStale } from '../domain/versions.js';
 import { type Order, Prisma } from '../generated/sqlite/client.js';
 
 /**
@@ -154,17 +160,57 @@ export function orderById(db: Queries, id: bigint): Promise<Order | null> {
   return db.order.findUnique({ where: { id } });
 }
 
-/** One page of orders matching `where`, by id. */
-export function orderPage(
-  db: Queries,
-  where: Prisma.OrderWhereInput,
-  page: Page,
-): Promise<Order[]> {
-  return db.order.findMany(pageArgs(page, where, 'id'));
+/** Whether any order is of the pet. */
+export async function petHasOrders(db: Queries, petId: bigint): Promise<boolean> {
+  return (await db.order.findFirst({ where: { petId }, select: { id: true } })) !== null;
 }
 
-export function countOrders(db: Queries, where: Prisma.OrderWhereInput): Promise<number> {
-  return db.order.count({ where });
+/** What an update changes of an order: `undefined` leaves a field as it is. */
+export interface OrderChanges {
+  shipDate?: Date | null | undefined;
+  complete?: boolean | undefined;
+}
+
+/**
+ * Changes the incomplete order read as `before` while it is still at that version: the order as it
+ * is now (read again), or 'stale' when someone wrote it in between (perhaps completed it).
+ */
+export async function updateOrderIfVersion(
+  tx: Tx,
+  before: Order,
+  changes: OrderChanges,
+): Promise<Order | 'stale'> {
+  const { count } = await tx.order.updateMany({
+    where: { id: before.id, complete: false, version: before.version },
+    data: { ...changes, version: nextVersion },
+  });
+  return count === 0 ? 'stale' : tx.order.findUniqueOrThrow({ where: { id: before.id } });
+}
+
+/**
+ * Deletes the incomplete order read as `before` while it is still at that version (its stock is
+ * the stock's to return): 'stale' when someone wrote it in between.
+ */
+export function deleteOrderIfVersion(tx: Tx, before: Order): Promise<'deleted' | 'stale'> {
+  const deletion = tx.order.deleteMany({
+    where: { id: before.id, complete: false, version: before.version },
+  });
+  return writtenOrStale(deletion, 'deleted');
+}
+
+/** Which orders a list holds: of a pet, complete or not (undefined: any). */
+export interface OrderSelection {
+  petId: bigint | undefined;
+  complete: boolean | undefined;
+}
+
+/** One page of the orders selected, by id. */
+export function orderPage(db: Queries, selection: OrderSelection, page: Page): Promise<Order[]> {
+  return db.order.findMany(pageArgs(page, selection, 'id'));
+}
+
+export function countOrders(db: Queries, selection: OrderSelection): Promise<number> {
+  return db.order.count({ where: selection });
 }
 
 /** Orders by id, in one statement (rows come back in no particular order). */

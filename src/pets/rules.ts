@@ -1,4 +1,4 @@
-import { isPrismaError } from '../db/errors.js';
+import * as categories from '../categories/store.js';
 import type { Queries } from '../db/transaction.js';
 import { requireScope } from '../domain/authorization.js';
 import type { Change } from '../domain/changes.js';
@@ -6,10 +6,11 @@ import type { DomainContext } from '../domain/context.js';
 import { parseId } from '../domain/ids.js';
 import type { Page } from '../domain/paging.js';
 import { requiredText } from '../domain/validation.js';
-import { type IfVersion, nextVersion, writeVersioned } from '../domain/versions.js';
+import { type IfVersion, writeVersioned } from '../domain/versions.js';
 import { writeReporting } from '../domain/write.js';
 import { DomainError, validationFailed } from '../errors/catalogue.js';
-import type { Prisma } from '../generated/sqlite/client.js';
+import * as inventory from '../inventory/store.js';
+import * as orders from '../orders/store.js';
 import { domainOperation } from '../tracing/hooks.js';
 import * as store from './store.js';
 
@@ -37,7 +38,7 @@ export function parseStatus(value: string, field = 'status'): PetStatus {
 const optionalStatus = (status: string | null | undefined) =>
   status == null ? undefined : parseStatus(status);
 
-export function petsWhere(filter: PetFilter): Prisma.PetWhereInput {
+function selected(filter: PetFilter): store.PetSelection {
   return {
     status: optionalStatus(filter.status),
     categoryId: filter.categoryId == null ? undefined : parseId(filter.categoryId, 'categoryId'),
@@ -47,7 +48,7 @@ export function petsWhere(filter: PetFilter): Prisma.PetWhereInput {
 export const listPets = domainOperation(
   'listPets',
   function listPets(ctx: DomainContext, filter: PetFilter, page: Page) {
-    return store.petPage(ctx.db, petsWhere(filter), page);
+    return store.petPage(ctx.db, selected(filter), page);
   },
 );
 
@@ -73,23 +74,15 @@ export function petCountsByCategory(
 export const countPets = domainOperation(
   'countPets',
   function countPets(ctx: DomainContext, filter: PetFilter) {
-    return store.countPets(ctx.db, petsWhere(filter));
+    return store.countPets(ctx.db, selected(filter));
   },
 );
 
-async function checkedInput(db: Queries, input: PetInput) {
+async function checkedInput(db: Queries, input: PetInput): Promise<store.PetData> {
   const name = requiredText(input.name, 'name', 100);
   const categoryId = parseId(input.categoryId, 'categoryId');
   const status = optionalStatus(input.status);
-  const category = await db.category.findUnique({
-    where: { id: categoryId },
-    select: { id: true },
-  });
-  if (!category)
-    throw new DomainError(
-      'UNKNOWN_CATEGORY',
-      `categoryId ${categoryId} names no existing category`,
-    );
+  if (!(await categories.categoryExists(db, categoryId))) throw unknownCategory(categoryId);
   return { name, categoryId, status };
 }
 
@@ -102,13 +95,11 @@ export const createPet = domainOperation(
     return writeReporting(
       ctx,
       async (tx) => {
-        try {
-          return await tx.pet.create({
-            data: { ...data, inventory: { create: { quantity: 0 } } },
-          });
-        } catch (error) {
-          throw unknownCategory(error, data.categoryId);
-        }
+        const pet = await store.insertPet(tx, data);
+        // The category was deleted between the check and the write.
+        if (pet === 'unknown category') throw unknownCategory(data.categoryId);
+        await inventory.insertItem(tx, pet.id);
+        return pet;
       },
       (pet) => [
         { entity: 'pet', kind: 'created', id: pet.id },
@@ -139,27 +130,14 @@ export const updatePet = domainOperation(
       (tx) =>
         writeVersioned(
           { resource: 'pet', id, ifVersion },
-          () => tx.pet.findUnique({ where: { id } }),
+          () => store.petById(tx, id),
           async (before) => {
             const data = await checkedInput(tx, input);
-            let count: number;
-            try {
-              ({ count } = await tx.pet.updateMany({
-                where: { id, version: before.version },
-                data: { ...data, version: nextVersion },
-              }));
-            } catch (error) {
-              throw unknownCategory(error, data.categoryId);
-            }
-            if (count === 0) return undefined;
-            const pet = { ...before, ...data, status: data.status ?? before.status };
-            pet.version = before.version + 1;
+            const pet = await store.updatePetIfVersion(tx, before, data);
+            if (pet === 'stale') return undefined;
+            if (pet === 'unknown category') throw unknownCategory(data.categoryId);
             const statusChanged = pet.status !== before.status;
-            if (statusChanged)
-              await tx.inventoryItem.updateMany({
-                where: { petId: id },
-                data: { version: nextVersion },
-              });
+            if (statusChanged) await inventory.bumpItemVersion(tx, id);
             return { pet, statusChanged };
           },
         ),
@@ -191,18 +169,13 @@ export const deletePet = domainOperation(
       (tx) =>
         writeVersioned(
           { resource: 'pet', id, ifVersion },
-          () => tx.pet.findUnique({ where: { id }, select: { version: true } }),
+          () => store.petById(tx, id),
           async (before) => {
-            if (await tx.order.findFirst({ where: { petId: id }, select: { id: true } }))
-              throw hasOrders();
-            try {
-              const { count } = await tx.pet.deleteMany({ where: { id, version: before.version } });
-              return count === 0 ? undefined : id;
-            } catch (error) {
-              // An order placed between the check and the delete.
-              if (isPrismaError(error, 'P2003')) throw hasOrders();
-              throw error;
-            }
+            if (await orders.petHasOrders(tx, id)) throw hasOrders();
+            const deleted = await store.deletePetIfVersion(tx, id, before.version);
+            // 'has orders': an order placed between the check and the delete.
+            if (deleted === 'has orders') throw hasOrders();
+            return deleted === 'deleted' ? id : undefined;
           },
         ),
       () => [
@@ -214,9 +187,6 @@ export const deletePet = domainOperation(
   },
 );
 
-function unknownCategory(error: unknown, categoryId: bigint): unknown {
-  // The category was deleted between the check and the write.
-  return isPrismaError(error, 'P2003')
-    ? new DomainError('UNKNOWN_CATEGORY', `categoryId ${categoryId} names no existing category`)
-    : error;
+function unknownCategory(categoryId: bigint): DomainError {
+  return new DomainError('UNKNOWN_CATEGORY', `categoryId ${categoryId} names no existing category`);
 }

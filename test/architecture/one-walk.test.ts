@@ -1,7 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { sourceFiles, src } from './source-files.js';
 
 /**
  * One analysis per operation (docs/architecture.md): the plan's walk (src/graphql/plan/walk.ts)
@@ -10,18 +10,9 @@ import { describe, expect, it } from 'vitest';
  * plan. A walk is what graphql-js offers for one (`visit`, `visitInParallel`, `TypeInfo`) or a
  * loop over a document's definitions or a selection set's selections.
  */
-const src = fileURLToPath(new URL('../../src/', import.meta.url));
 const walkers = ['graphql/plan/walk.ts', 'graphql/plan/cost.ts'];
 
 const walking = /\bvisit(?:InParallel|WithTypeInfo)?\(|\bTypeInfo\(|\.selections\b|\.definitions\b/;
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === 'generated' ? [] : sourceFiles(path);
-    return entry.name.endsWith('.ts') ? [path] : [];
-  });
-}
 
 /** The lines of src/ that walk a document, as `file:line: text`. */
 const walks = sourceFiles(src).flatMap((file) =>
