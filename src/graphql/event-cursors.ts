@@ -1,7 +1,6 @@
 import type { ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { GraphQLContext } from './context.js';
-import { copyWith } from './copy-with.js';
 
 /**
  * Puts each subscription event's cursor in its result's `extensions.cursor`, on every transport,
@@ -24,7 +23,7 @@ export function eventCursors(): Plugin<GraphQLContext> {
               args.contextValue.eventCursor = undefined;
               let next = withCursor.get(result);
               if (next?.extensions?.cursor !== cursor) {
-                next = copyWith(result, { extensions: { ...result.extensions, cursor } });
+                next = { ...result, extensions: { ...result.extensions, cursor } };
                 withCursor.set(result, next);
               }
               setResult(next);

@@ -46,7 +46,6 @@ import { mutationsYieldingTurns } from './mutation-turns.js';
 import { operationOf } from './operation.js';
 import { logOperationNames } from './operation-log.js';
 import { type PersistedManifest, persistedOperations } from './persisted.js';
-import { mergePhases } from './phases.js';
 import { planOf } from './plan/index.js';
 import { documentErrorCodes, requestShape } from './request-errors.js';
 import { schema as baseSchema } from './schema/index.js';
@@ -378,7 +377,7 @@ function createYogaServer(
     parserAndValidationCache: false,
     // The batch limit is the contract's (QUERY_TOO_COMPLEX, in `batchRules`), not Yoga's.
     batching: { limit: Number.POSITIVE_INFINITY },
-    plugins: mergePhases(plugins),
+    plugins,
   });
   const instrumentations = plugins.flatMap((plugin) =>
     'instrumentation' in plugin && plugin.instrumentation ? [plugin.instrumentation] : [],

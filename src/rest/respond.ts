@@ -5,7 +5,6 @@ import { strongETag } from '../cache/validators.js';
 import type { PetStatus } from '../domain/pets.js';
 import { versionOf } from '../domain/versions.js';
 import { JSON_CONTENT_TYPE } from '../http/content-type.js';
-import { plainAnswer } from '../http/plain-answer.js';
 import { stringifyJson } from './json.js';
 import type { Category, InventoryItem, Order, Pet } from './schemas.js';
 
@@ -14,8 +13,7 @@ export { JSON_CONTENT_TYPE };
 /**
  * A JSON response; bigints are written as exact JSON numbers. A read's answer carries a strong
  * ETag: the resource's version when the caller names it, else one computed here from the text (the
- * HTTP validators would otherwise read the body back). Its parts stay plain (src/http/plain-answer.ts):
- * every header of a route's answer is in `headers` (lower-case names), none set with `c.header`.
+ * HTTP validators would otherwise read the body back).
  */
 export function sendJson(
   c: Context,
@@ -25,9 +23,8 @@ export function sendJson(
 ): Response {
   const text = stringifyJson(body);
   const read = status === 200 && (c.req.method === 'GET' || c.req.method === 'HEAD');
-  return plainAnswer({
+  return new Response(text, {
     status,
-    body: text,
     headers: {
       'content-type': JSON_CONTENT_TYPE,
       ...(read && headers.etag === undefined ? { etag: strongETag(text) } : {}),
