@@ -21,7 +21,6 @@ import { DomainError } from '../errors/catalogue.js';
 import type { Deadline } from '../http/deadline.js';
 import type { AccessLogFields, ClientName, CostAccount, UsageNote } from '../http/env.js';
 import { renderGraphiQLPage } from '../http/graphiql.js';
-import { slot } from '../http/slot.js';
 import type { Idempotency } from '../idempotency/keys.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -90,7 +89,7 @@ function byOperationKind(
 }
 
 /** Where the app's values for an HTTP request wait for its first hook. */
-const serverContexts = slot<Request, ServerContext>('server context');
+const serverContexts = new WeakMap<Request, ServerContext>();
 
 /**
  * Puts what the app hands to an HTTP request (`ServerContext`, waiting on the request) on the server
