@@ -10,7 +10,6 @@ import { closeServer, withConnectionClose } from './http/close-server.js';
 import { capConnectionsPerAddress, headersTimeoutOptions } from './http/connections.js';
 import { listenFailure } from './http/listen-error.js';
 import { openFileWarning } from './http/open-file-limit.js';
-import { releaseStartMemory } from './start-memory.js';
 
 parseCommand({
   name: 'npm start',
@@ -97,7 +96,6 @@ const server = serve(
           ? `  Persisted  only the operations of ${persisted} run (PERSISTED_OPERATIONS_ONLY)\n\n`
           : '\n'),
     );
-    releaseStartMemory();
     if (developmentToken) {
       // Printed for the developer at the console, never logged: logs redact tokens.
       process.stderr.write(
