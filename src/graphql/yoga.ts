@@ -129,15 +129,6 @@ function operationContext(
   };
 }
 
-/**
- * Yoga's responses are built with the `Response` that is global when a request runs. Under
- * @hono/node-server that is its lightweight Response, whose string body it writes to the socket
- * directly; Yoga's default (the @whatwg-node ponyfill) would be drained through a stream reader.
- */
-function LateBoundResponse(body?: BodyInit | null, init?: ResponseInit): Response {
-  return new globalThis.Response(body, init);
-}
-
 export interface GraphQLEdgeOptions {
   database: Database;
   changes: ChangeFeed;
@@ -368,7 +359,6 @@ function createYogaServer(
       // Unexpected errors are logged once, with their path, by the error masker.
       error: (...args) => logger.debug(args),
     },
-    fetchAPI: { Response: LateBoundResponse as unknown as typeof Response },
     // The app limits bodies before Yoga runs (src/http/body-limit.ts): Yoga's own limit would
     // stream every body through a counter.
     maxRequestBodySize: false,
