@@ -1,3 +1,5 @@
+// First: what V8 must know before the app's dependencies load (src/runtime/).
+import './runtime/wasm-baseline-tier.js';
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import { createApp } from './app.js';
