@@ -24,6 +24,7 @@ import { renderGraphiQLPage } from '../http/graphiql.js';
 import type { Idempotency } from '../idempotency/keys.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../observability/metrics.js';
+import { adapterResponse } from '../runtime/adapter-response.js';
 import { graphqlTracing } from '../tracing/graphql.js';
 import { tracingEnabled } from '../tracing/hooks.js';
 import type { UsageRecorder } from '../usage/recorder.js';
@@ -362,6 +363,8 @@ function createYogaServer(
     // The app limits bodies before Yoga runs (src/http/body-limit.ts): Yoga's own limit would
     // stream every body through a counter.
     maxRequestBodySize: false,
+    // The adapter's lightweight Response, when it serves (src/runtime/adapter-response.ts).
+    fetchAPI: { Response: adapterResponse },
     // The parse cache and validation once per document are `documentRules`'.
     parserAndValidationCache: false,
     // The batch limit is the contract's (QUERY_TOO_COMPLEX, in `batchRules`), not Yoga's.
