@@ -1,3 +1,5 @@
+// First: what V8 must know before the app's dependencies load (src/runtime/).
+import './runtime/wasm-baseline-tier.js';
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import { createApp } from './app.js';
@@ -10,7 +12,6 @@ import { closeServer, withConnectionClose } from './http/close-server.js';
 import { capConnectionsPerAddress, headersTimeoutOptions } from './http/connections.js';
 import { listenFailure } from './http/listen-error.js';
 import { openFileWarning } from './http/open-file-limit.js';
-import { releaseStartMemory } from './start-memory.js';
 
 parseCommand({
   name: 'npm start',
@@ -97,7 +98,6 @@ const server = serve(
           ? `  Persisted  only the operations of ${persisted} run (PERSISTED_OPERATIONS_ONLY)\n\n`
           : '\n'),
     );
-    releaseStartMemory();
     if (developmentToken) {
       // Printed for the developer at the console, never logged: logs redact tokens.
       process.stderr.write(

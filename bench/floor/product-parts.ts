@@ -2,6 +2,9 @@
  * Every piece of the product the framework floor uses, in one place: the floor's servers import
  * the product only through this file, so a module that moves in src/ is fixed here alone.
  */
+// What the product's server sets about V8 before Prisma's client loads: the floors run as it does.
+import '../../src/runtime/wasm-baseline-tier.js';
+
 export { loadConfig } from '../../src/config.js';
 export { type Database, openDatabase } from '../../src/db/client.js';
 export { createSharedReads, type SharedReads } from '../../src/db/shared-reads.js';

@@ -1,15 +1,16 @@
+// First, as in src/server.ts: what V8 must know before the app's dependencies load.
+import '../../src/runtime/wasm-baseline-tier.js';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { classifyError } from '../../src/errors/classify.js';
-import { releaseStartMemory } from '../../src/start-memory.js';
 import { answerHarness } from '../ipc.js';
 
 /**
- * The product as `npm start` serves it (createApp behind @hono/node-server's node:http listener,
- * the start's memory given back once it listens), configured only by the environment the runner
+ * The product as `npm start` serves it (createApp behind @hono/node-server's node:http listener),
+ * configured only by the environment the runner
  * passes as JSON in argv[2], never by `.env`; the OTEL_* variables of the runner's own environment
  * turn tracing on, as they do for `npm start`.
  */
@@ -28,7 +29,6 @@ const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, (info
     if ('closeAllConnections' in server) server.closeAllConnections();
     await app.close();
   });
-  releaseStartMemory();
 });
 app.serveWebSockets(server as Server);
 

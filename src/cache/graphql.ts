@@ -8,7 +8,6 @@ import {
 } from 'graphql';
 import { handleStreamOrSingleExecutionResult, isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { Cacheable } from '../http/env.js';
-import { slot } from '../http/slot.js';
 import { ANY, type Entity, entityTag, listTag, type Tag } from './tags.js';
 
 /** The object types that are entities, with the field that identifies one. */
@@ -112,7 +111,7 @@ interface RequestTags {
 }
 
 /** Where a request's tags wait for its answer. */
-const requestTags = slot<Request, RequestTags>('request tags');
+const requestTags = new WeakMap<Request, RequestTags>();
 
 /** The part of the server context this plugin reads: how to tell the cache, on a public read. */
 interface CacheableServerContext {

@@ -1,8 +1,7 @@
 import { hash } from 'node:crypto';
 import type { Context, MiddlewareHandler, Next } from 'hono';
 import type { AppEnv } from '../http/env.js';
-import { headerOf, plainAnswer, plainParts, replaceResponse } from '../http/plain-answer.js';
-import { requestHeader } from '../http/request-header.js';
+import { replaceResponse } from '../http/response-header.js';
 import type { Metrics } from '../observability/metrics.js';
 import { type CachedResults, cachedResults, resultsJson } from './result.js';
 import type { CachedResponse, CacheStore } from './store.js';
@@ -27,7 +26,7 @@ const isRead = (method: string) => method === 'GET' || method === 'HEAD';
 async function cacheKey(
   c: Context<AppEnv>,
 ): Promise<{ key: string; body: string | undefined } | undefined> {
-  if (requestHeader(c, 'authorization') !== undefined) return undefined;
+  if (c.req.header('authorization') !== undefined) return undefined;
   const { method, url } = c.req.raw;
   const graphql = c.req.path === '/graphql';
   let body: string | undefined;
@@ -89,33 +88,21 @@ async function withCostReports(c: Context<AppEnv>, results: CachedResults): Prom
 }
 
 const cacheControl = (c: Context<AppEnv>) =>
-  requestHeader(c, 'authorization') === undefined ? PUBLIC_CACHE_CONTROL : PRIVATE_CACHE_CONTROL;
+  c.req.header('authorization') === undefined ? PUBLIC_CACHE_CONTROL : PRIVATE_CACHE_CONTROL;
 
 interface Content {
   body: string;
   headers: Readonly<Record<string, string>>;
 }
 
-/** An answer's body and headers, when it has plain parts with a body (REST's): read at once. */
-function plainContentOf(response: Response): Content | undefined {
-  const parts = plainParts(response);
-  return parts?.body != null ? (parts as Content) : undefined;
-}
-
-/** An answer's body and headers: its plain parts when it has them, else read from it. */
+/** An answer's body and headers (lower-case names). */
 async function contentOf(response: Response): Promise<Content> {
-  return (
-    plainContentOf(response) ?? {
-      body: await response.text(),
-      headers: Object.fromEntries(response.headers),
-    }
-  );
+  return { body: await response.text(), headers: Object.fromEntries(response.headers) };
 }
 
 /**
  * A 200 answer with its validators, or 304 when `If-None-Match` names its tag (GET and HEAD).
- * `headers` are lower-case names, as a web `Headers` gives them; they stay a plain object, which
- * the Node adapter writes as it is.
+ * `headers` are lower-case names, as a web `Headers` gives them.
  */
 function withValidators(
   c: Context<AppEnv>,
@@ -124,12 +111,12 @@ function withValidators(
   etag: string,
 ): Response {
   const validated: Record<string, string> = { ...headers, etag, 'cache-control': cacheControl(c) };
-  if (ifNoneMatch(requestHeader(c, 'if-none-match'), etag)) {
+  if (ifNoneMatch(c.req.header('if-none-match'), etag)) {
     delete validated['content-type'];
     delete validated['content-length'];
-    return plainAnswer({ status: 304, body: null, headers: validated });
+    return new Response(null, { status: 304, headers: validated });
   }
-  return plainAnswer({ status: 200, body, headers: validated });
+  return new Response(body, { status: 200, headers: validated });
 }
 
 /**
@@ -142,16 +129,6 @@ function addValidators(c: Context<AppEnv>, { body, headers }: Content): void {
   replaceResponse(c, withValidators(c, body, headers, etag));
 }
 
-/**
- * Validators on a 200 JSON answer to a read that is not kept; a plain answer (REST's) with no
- * promise of its own.
- */
-function validate(c: Context<AppEnv>): void | Promise<void> {
-  const plain = plainContentOf(c.res);
-  if (plain) return addValidators(c, plain);
-  return contentOf(c.res).then((content) => addValidators(c, content));
-}
-
 /** The answer of a hit: the stored body, or GraphQL results with reports; its ETag on a read. */
 async function fromCache(c: Context<AppEnv>, cached: CachedResponse): Promise<Response> {
   const body = 'body' in cached ? cached.body : await withCostReports(c, cached.results);
@@ -162,7 +139,7 @@ async function fromCache(c: Context<AppEnv>, cached: CachedResponse): Promise<Re
 
 /** Whether a response is a 200 JSON answer (never an event stream, which would never end). */
 const isJson200 = (response: Response) =>
-  response.status === 200 && /json/i.test(headerOf(response, 'content-type') ?? '');
+  response.status === 200 && /json/i.test(response.headers.get('content-type') ?? '');
 
 export interface ResponseCacheOptions {
   /** Where responses are kept; none when the cache is off (the validators still apply). */
@@ -187,7 +164,7 @@ export interface ResponseCacheOptions {
 export function responseCache({ store, metrics }: ResponseCacheOptions): MiddlewareHandler<AppEnv> {
   const validated = async (c: Context<AppEnv>, next: Next) => {
     await next();
-    if (isJson200(c.res)) return validate(c);
+    if (isJson200(c.res)) addValidators(c, await contentOf(c.res));
   };
   // Not async: a POST or another write (a GraphQL operation) gets no validators, and no promise here.
   const uncached: MiddlewareHandler<AppEnv> = (c, next) =>
@@ -216,8 +193,10 @@ export function responseCache({ store, metrics }: ResponseCacheOptions): Middlew
     await next();
     if (!isJson200(c.res)) return;
     // A GraphQL answer is kept as its results, which the edge hands over with its tags.
-    if (!tags || (edge === 'graphql' && !results))
-      return isRead(c.req.method) ? validate(c) : undefined;
+    if (!tags || (edge === 'graphql' && !results)) {
+      if (isRead(c.req.method)) addValidators(c, await contentOf(c.res));
+      return;
+    }
     const { body, headers: answered } = await contentOf(c.res);
     const content = results ? { results } : { body };
     const headers: Record<string, string> = {};

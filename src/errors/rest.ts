@@ -13,7 +13,7 @@ export interface RenderedError {
 /**
  * A contract error in the Error shape `{code, message, status}`, with `status` the HTTP status and
  * the headers its code carries, then `extra` (an edge's own, such as the ETag of a stale version).
- * Header names are lower-case, as plain answers keep them (src/http/plain-answer.ts).
+ * Header names are lower-case, as a web `Headers` gives them.
  */
 export function restErrorAnswer(
   error: ContractError,

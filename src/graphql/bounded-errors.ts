@@ -2,7 +2,6 @@ import { type ExecutionResult, GraphQLError, validate } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { clipText, type ErrorBounds } from '../errors/catalogue.js';
 import { standInError } from '../errors/graphql.js';
-import { copyWith } from './copy-with.js';
 
 /** An error whose message and locations fit the bounds: itself when it fits already. */
 function bounded(error: GraphQLError, bounds: ErrorBounds): GraphQLError {
@@ -114,6 +113,6 @@ export function boundResults(
     if (refused) room -= kept.length;
     const errors = kept.map((error) => bounded(error, bounds));
     if (kept.length < one.errors.length) errors.push(leftOut(one.errors.slice(kept.length)));
-    return copyWith(one, { errors });
+    return { ...one, errors };
   });
 }

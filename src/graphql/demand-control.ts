@@ -3,7 +3,6 @@ import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { retryAfter } from '../errors/catalogue.js';
 import { refuse } from '../errors/graphql.js';
 import type { CostAccount, CostBudgetStatus } from '../http/env.js';
-import { copyWith } from './copy-with.js';
 import type { CostContext } from './limits.js';
 import { resolvedCost } from './plan/index.js';
 
@@ -40,7 +39,7 @@ function rateLimited(points: number, status: CostBudgetStatus, retryAfterSeconds
 }
 
 function withReport<Result extends ExecutionResult>(result: Result, report: CostReport): Result {
-  return copyWith(result, { extensions: { ...result.extensions, cost: report } });
+  return { ...result, extensions: { ...result.extensions, cost: report } };
 }
 
 /**

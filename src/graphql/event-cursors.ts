@@ -1,6 +1,5 @@
 import type { ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { copyWith } from './copy-with.js';
 import type { GraphQLContext } from './kit/context.js';
 
 /**
@@ -24,7 +23,7 @@ export function eventCursors(): Plugin<GraphQLContext> {
               args.contextValue.eventCursor = undefined;
               let next = withCursor.get(result);
               if (next?.extensions?.cursor !== cursor) {
-                next = copyWith(result, { extensions: { ...result.extensions, cursor } });
+                next = { ...result, extensions: { ...result.extensions, cursor } };
                 withCursor.set(result, next);
               }
               setResult(next);

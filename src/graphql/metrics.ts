@@ -1,7 +1,6 @@
 import { type DocumentNode, type ExecutionResult, GraphQLError, type GraphQLSchema } from 'graphql';
 import { handleStreamOrSingleExecutionResult, type Plugin } from 'graphql-yoga';
 import type { Viewer } from '../domain/context.js';
-import { slot } from '../http/slot.js';
 import type { Metrics } from '../observability/metrics.js';
 import { SeriesCounter, SeriesHistogram } from '../observability/series.js';
 import { errorCodeOf } from './errors.js';
@@ -37,7 +36,7 @@ interface Timing {
 }
 
 /** An operation's timing, on its context. */
-const timings = slot<object, Timing>('operation timing');
+const timings = new WeakMap<object, Timing>();
 
 /**
  * The operations (`graphql_envelop_request`, and their time from parse to the end of execution,

@@ -1,6 +1,5 @@
 import type { DocumentNode, GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { slot } from '../http/slot.js';
 import { planOf } from './plan/index.js';
 
 /** The real sizes of the unpaged lists a request asks for, by schema coordinate. */
@@ -50,7 +49,7 @@ export function unpagedLists({ schema, counters, parse }: UnpagedListsOptions): 
       (coordinate) => coordinate in counters,
     );
   const fieldNames = Object.keys(counters).map((coordinate) => coordinate.split('.')[1] ?? '');
-  const counted = slot<Request, { sizes: ListSizes | undefined }>('list sizes');
+  const counted = new WeakMap<Request, { sizes: ListSizes | undefined }>();
   const sizesFor = async (operations: readonly AskedOperation[], request?: Request) => {
     const done = request && counted.get(request);
     if (done) return done.sizes;

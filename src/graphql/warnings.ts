@@ -12,7 +12,6 @@ import {
   isObjectType,
 } from 'graphql';
 import { handleStreamOrSingleExecutionResult, type Plugin } from 'graphql-yoga';
-import { copyWith } from './copy-with.js';
 import { type SchemaUsage, schemaUsage, variableCoordinates } from './plan/index.js';
 
 export type WarningCode = 'DEPRECATED' | 'BETA' | 'EXPERIMENTAL';
@@ -116,8 +115,10 @@ export function warningsOf(schema: GraphQLSchema, usage: SchemaUsage): readonly 
   return warnings;
 }
 
-const withWarnings = (result: ExecutionResult, warnings: readonly Warning[]): ExecutionResult =>
-  copyWith(result, { extensions: { ...result.extensions, warnings } });
+const withWarnings = (result: ExecutionResult, warnings: readonly Warning[]): ExecutionResult => ({
+  ...result,
+  extensions: { ...result.extensions, warnings },
+});
 
 /**
  * `extensions.warnings` on the result of an operation that uses a deprecated, experimental or beta

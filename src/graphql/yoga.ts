@@ -27,10 +27,10 @@ import type {
   UsageNote,
 } from '../http/env.js';
 import { renderGraphiQLPage } from '../http/graphiql.js';
-import { slot } from '../http/slot.js';
 import type { Idempotency } from '../idempotency/keys.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../observability/metrics.js';
+import { adapterResponse } from '../runtime/adapter-response.js';
 import { graphqlTracing } from '../tracing/graphql.js';
 import { tracingEnabled } from '../tracing/hooks.js';
 import type { UsageRecorder } from '../usage/recorder.js';
@@ -55,7 +55,6 @@ import { mutationsYieldingTurns } from './mutation-turns.js';
 import { operationOf } from './operation.js';
 import { logOperationNames } from './operation-log.js';
 import { type PersistedManifest, persistedOperations } from './persisted.js';
-import { mergePhases } from './phases.js';
 import { planOf } from './plan/index.js';
 import { documentErrorCodes, requestShape } from './request-errors.js';
 import { schema as baseSchema } from './schema/index.js';
@@ -99,7 +98,7 @@ function byOperationKind(
 }
 
 /** Where the app's values for an HTTP request wait for its first hook. */
-const serverContexts = slot<Request, ServerContext>('server context');
+const serverContexts = new WeakMap<Request, ServerContext>();
 
 /**
  * Puts what the app hands to an HTTP request (`ServerContext`, waiting on the request) on the server
@@ -137,15 +136,6 @@ function operationContext(
       build(context as ServerContext & { request?: Request });
     },
   };
-}
-
-/**
- * Yoga's responses are built with the `Response` that is global when a request runs. Under
- * @hono/node-server that is its lightweight Response, whose string body it writes to the socket
- * directly; Yoga's default (the @whatwg-node ponyfill) would be drained through a stream reader.
- */
-function LateBoundResponse(body?: BodyInit | null, init?: ResponseInit): Response {
-  return new globalThis.Response(body, init);
 }
 
 export interface GraphQLEdgeOptions {
@@ -378,15 +368,16 @@ function createYogaServer(
       // Unexpected errors are logged once, with their path, by the error masker.
       error: (...args) => logger.debug(args),
     },
-    fetchAPI: { Response: LateBoundResponse as unknown as typeof Response },
     // The app limits bodies before Yoga runs (src/http/body-limit.ts): Yoga's own limit would
     // stream every body through a counter.
     maxRequestBodySize: false,
+    // The adapter's lightweight Response, when it serves (src/runtime/adapter-response.ts).
+    fetchAPI: { Response: adapterResponse },
     // The parse cache and validation once per document are `documentRules`'.
     parserAndValidationCache: false,
     // The batch limit is the contract's (QUERY_TOO_COMPLEX, in `batchRules`), not Yoga's.
     batching: { limit: Number.POSITIVE_INFINITY },
-    plugins: mergePhases(plugins),
+    plugins,
   });
   const instrumentations = plugins.flatMap((plugin) =>
     'instrumentation' in plugin && plugin.instrumentation ? [plugin.instrumentation] : [],

@@ -4,7 +4,6 @@ import { anonymous } from '../domain/context.js';
 import { bearerChallenge, DomainError } from '../errors/catalogue.js';
 import type { AppEnv } from './env.js';
 import { errorResponse } from './error-response.js';
-import { requestHeader } from './request-header.js';
 
 /**
  * Sets the request's viewer from `Authorization: Bearer <JWT>`; no header means anonymous. A header
@@ -30,7 +29,7 @@ export function authenticate(
   };
   // Not async: a request without a header (the anonymous reads) makes no promise of its own here.
   return (c, next) => {
-    const authorization = requestHeader(c, 'authorization');
+    const authorization = c.req.header('authorization');
     if (authorization !== undefined) return withToken(c, next, authorization);
     c.set('viewer', anonymous);
     return next();

@@ -1,7 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Link } from '../http/chain.js';
 import type { AccessLogFields, AppEnv } from '../http/env.js';
-import { requestHeader } from '../http/request-header.js';
 import { setResponseHeaders } from '../http/response-header.js';
 import type { Logger } from '../logger.js';
 import { annotateSpan } from '../tracing/hooks.js';
@@ -26,7 +25,7 @@ export function accessLog(
 ): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const started = performance.now();
-    const requestId = requestIdFrom(requestHeader(c, 'x-request-id'));
+    const requestId = requestIdFrom(c.req.header('x-request-id'));
     const fields: AccessLogFields = {};
     // Lower-case names, as the answer keeps them: no name is lowered and interned anew per request.
     const answerHeaders: Record<string, string> = { 'x-request-id': requestId };
@@ -75,7 +74,7 @@ export function nameClient(clients: ClientNames): Link<AppEnv> {
 }
 
 function setClientName(c: Context<AppEnv>, clients: ClientNames, authenticated: boolean) {
-  const client = clients.of((name) => requestHeader(c, name), authenticated);
+  const client = clients.of((name) => c.req.header(name), authenticated);
   c.set('clientName', client);
   if (client.name !== 'unknown')
     annotateSpan({

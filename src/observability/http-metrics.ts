@@ -1,7 +1,6 @@
 import type { Context } from 'hono';
 import { routePath } from 'hono/route';
 import type { AppEnv } from '../http/env.js';
-import { requestHeader } from '../http/request-header.js';
 import { UNKNOWN_CLIENT } from './client-name.js';
 import type { Metrics } from './metrics.js';
 
@@ -49,7 +48,7 @@ export function httpMetrics(metrics: Metrics): RequestCount {
     // The duration has no version label: it reads the others.
     metrics.httpDuration.observe(labels, seconds);
     if (c.get('deprecated')) {
-      const client = metrics.client(c.get('viewer')?.subject, requestHeader(c, 'user-agent'));
+      const client = metrics.client(c.get('viewer')?.subject, c.req.header('user-agent'));
       metrics.deprecatedCalls.inc({ api: 'rest', operation: `${method} ${route}`, client });
     }
   };

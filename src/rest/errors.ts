@@ -6,7 +6,6 @@ import { classifyError } from '../errors/classify.js';
 import { restErrorAnswer } from '../errors/rest.js';
 import { noteErrorCode } from '../http/access-log-fields.js';
 import type { AppEnv } from '../http/env.js';
-import { plainAnswer } from '../http/plain-answer.js';
 import type { Logger } from '../logger.js';
 import { logFailure } from '../observability/log-throttle.js';
 import { recordFailure } from '../tracing/hooks.js';
@@ -47,6 +46,6 @@ export function restErrorHandler(logger: Logger, bounds: ErrorBounds): ErrorHand
       method: c.req.method,
       path: c.req.path,
     });
-    return plainAnswer(answer);
+    return new Response(answer.body, { status: answer.status, headers: answer.headers });
   };
 }

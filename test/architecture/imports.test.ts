@@ -12,7 +12,9 @@ import { sourceFiles, src } from './source-files.js';
  * its own, in its own layer, apart from the rest of its top folder.
  */
 const layers: readonly (readonly string[])[] = [
-  ['config'],
+  // With the configuration, the other part that imports nothing of src/: what the process sets
+  // about its runtime before anything loads, each piece measured (src/runtime/README.md).
+  ['config', 'runtime'],
   // Tracing's hooks sit just above the configuration: the logger, the database, the domain and
   // both edges call them. They load nothing until the SDK (tracing/sdk.ts, imported dynamically by
   // server.ts alone) turns them on, so a layer this low costs nothing when tracing is off.
@@ -37,11 +39,9 @@ const layers: readonly (readonly string[])[] = [
   ['orders', 'pets', 'categories', 'inventory'],
   // The gate (npm run schema:check) reads usage reports; the edges never import it.
   ['graphql', 'rest', 'schema-check'],
-  // The app, and what the process does once it listens (the server's and the bench's).
-  ['app', 'start-memory'],
-  // The entry points that nothing in src/ imports: the server, what `npm start` loads before it
-  // (`--import`), its watcher, the build.
-  ['server', 'v8-start', 'dev', 'build'],
+  ['app'],
+  // The entry points that nothing in src/ imports: the server, its watcher, the build.
+  ['server', 'dev', 'build'],
 ];
 
 /** The sub-folders that are parts of their own. */

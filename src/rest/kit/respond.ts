@@ -3,7 +3,6 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { strongETag } from '../../cache/validators.js';
 import { versionOf } from '../../domain/versions.js';
 import { JSON_CONTENT_TYPE } from '../../http/content-type.js';
-import { plainAnswer } from '../../http/plain-answer.js';
 import { stringifyJson } from './json.js';
 
 export { JSON_CONTENT_TYPE };
@@ -11,8 +10,7 @@ export { JSON_CONTENT_TYPE };
 /**
  * A JSON response; bigints are written as exact JSON numbers. A read's answer carries a strong
  * ETag: the resource's version when the caller names it, else one computed here from the text (the
- * HTTP validators would otherwise read the body back). Its parts stay plain (src/http/plain-answer.ts):
- * every header of a route's answer is in `headers` (lower-case names), none set with `c.header`.
+ * HTTP validators would otherwise read the body back).
  */
 export function sendJson(
   c: Context,
@@ -22,9 +20,8 @@ export function sendJson(
 ): Response {
   const text = stringifyJson(body);
   const read = status === 200 && (c.req.method === 'GET' || c.req.method === 'HEAD');
-  return plainAnswer({
+  return new Response(text, {
     status,
-    body: text,
     headers: {
       'content-type': JSON_CONTENT_TYPE,
       ...(read && headers.etag === undefined ? { etag: strongETag(text) } : {}),
