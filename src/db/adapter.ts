@@ -4,6 +4,7 @@ import type {
   SqlDriverAdapter,
   SqlMigrationAwareDriverAdapterFactory,
   SqlQuery,
+  SqlQueryable,
   SqlResultSet,
   Transaction,
   TransactionOptions,
@@ -32,6 +33,7 @@ export interface ConnectionRules {
 export class RuledAdapterFactory implements SqlMigrationAwareDriverAdapterFactory {
   readonly provider: SqlMigrationAwareDriverAdapterFactory['provider'];
   readonly adapterName: string;
+  private connected: RuledAdapter | undefined;
 
   constructor(
     private readonly inner: SqlMigrationAwareDriverAdapterFactory,
@@ -41,15 +43,24 @@ export class RuledAdapterFactory implements SqlMigrationAwareDriverAdapterFactor
     this.adapterName = inner.adapterName;
   }
 
-  connect(): Promise<SqlDriverAdapter> {
-    return this.opened(() => this.inner.connect());
+  async connect(): Promise<SqlDriverAdapter> {
+    this.connected = await this.opened(() => this.inner.connect());
+    return this.connected;
+  }
+
+  /**
+   * The connection Prisma's client opened (`connect`), until it is disposed: its statements keep
+   * the rules as the client's own do (counted; on SQLite, in turn behind an open transaction).
+   */
+  connection(): SqlQueryable | undefined {
+    return this.connected?.disposed === false ? this.connected : undefined;
   }
 
   connectToShadowDb(): Promise<SqlDriverAdapter> {
     return this.opened(() => this.inner.connectToShadowDb());
   }
 
-  private async opened(open: () => Promise<SqlDriverAdapter>): Promise<SqlDriverAdapter> {
+  private async opened(open: () => Promise<SqlDriverAdapter>): Promise<RuledAdapter> {
     if (this.rules.isClosed?.()) throw new DatabaseClosedError();
     const adapter = await open();
     for (const sql of this.rules.pragmas) await adapter.queryRaw({ sql, args: [], argTypes: [] });
@@ -100,6 +111,7 @@ class RuledAdapter implements SqlDriverAdapter {
   readonly adapterName: string;
   readonly getConnectionInfo?: () => ConnectionInfo;
   private readonly turns: Turns | undefined;
+  disposed = false;
 
   constructor(
     private readonly inner: SqlDriverAdapter,
@@ -140,6 +152,7 @@ class RuledAdapter implements SqlDriverAdapter {
   }
 
   dispose(): Promise<void> {
+    this.disposed = true;
     return this.inner.dispose();
   }
 
