@@ -9,7 +9,7 @@ import type {
   Transaction,
   TransactionOptions,
 } from '@prisma/driver-adapter-utils';
-import { DatabaseClosedError } from './errors.js';
+import { DatabaseClosedError, TransactionEndedError } from './errors.js';
 
 /**
  * What the database adds to a driver adapter's connections, through the adapter's public
@@ -54,6 +54,11 @@ export class RuledAdapterFactory implements SqlMigrationAwareDriverAdapterFactor
    */
   connection(): SqlQueryable | undefined {
     return this.connected?.disposed === false ? this.connected : undefined;
+  }
+
+  /** One connection (SQLite): the transaction open on it now, which holds the turn (`Turns`). */
+  openTransaction(): SqlQueryable | undefined {
+    return this.connected?.open;
   }
 
   connectToShadowDb(): Promise<SqlDriverAdapter> {
@@ -112,6 +117,8 @@ class RuledAdapter implements SqlDriverAdapter {
   readonly getConnectionInfo?: () => ConnectionInfo;
   private readonly turns: Turns | undefined;
   disposed = false;
+  /** With turns: the transaction that holds the turn, until its commit or rollback. */
+  open: RuledTransaction | undefined;
 
   constructor(
     private readonly inner: SqlDriverAdapter,
@@ -138,13 +145,25 @@ class RuledAdapter implements SqlDriverAdapter {
   }
 
   async startTransaction(isolationLevel?: IsolationLevel): Promise<Transaction> {
-    const end = (await this.turns?.take()) ?? (() => {});
-    try {
+    const turns = this.turns;
+    if (!turns)
       return new RuledTransaction(
         await this.inner.startTransaction(isolationLevel),
         this.rules,
-        end,
+        () => {},
       );
+    const end = await turns.take();
+    try {
+      const transaction: RuledTransaction = new RuledTransaction(
+        await this.inner.startTransaction(isolationLevel),
+        this.rules,
+        () => {
+          if (this.open === transaction) this.open = undefined;
+          end();
+        },
+      );
+      this.open = transaction;
+      return transaction;
     } catch (error) {
       end();
       throw error;
@@ -168,6 +187,7 @@ class RuledTransaction implements Transaction {
   readonly createSavepoint?: (name: string) => Promise<void>;
   readonly rollbackToSavepoint?: (name: string) => Promise<void>;
   readonly releaseSavepoint?: (name: string) => Promise<void>;
+  private ended = false;
 
   constructor(
     private readonly inner: Transaction,
@@ -184,17 +204,20 @@ class RuledTransaction implements Transaction {
     if (inner.releaseSavepoint) this.releaseSavepoint = inner.releaseSavepoint.bind(inner);
   }
 
-  queryRaw(query: SqlQuery): Promise<SqlResultSet> {
+  async queryRaw(query: SqlQuery): Promise<SqlResultSet> {
+    this.refuseOnceEnded();
     this.rules.onStatement?.();
     return this.inner.queryRaw(query);
   }
 
-  executeRaw(query: SqlQuery): Promise<number> {
+  async executeRaw(query: SqlQuery): Promise<number> {
+    this.refuseOnceEnded();
     this.rules.onStatement?.();
     return this.inner.executeRaw(query);
   }
 
   async commit(): Promise<void> {
+    this.ended = true;
     try {
       await this.inner.commit();
     } finally {
@@ -203,10 +226,19 @@ class RuledTransaction implements Transaction {
   }
 
   async rollback(): Promise<void> {
+    this.ended = true;
     try {
       await this.inner.rollback();
     } finally {
       this.endTurn();
     }
+  }
+
+  /**
+   * A statement sent once the transaction has ended (raw SQL that goes straight to it: a request's
+   * work that went on past its time limit) would run on the connection outside any transaction.
+   */
+  private refuseOnceEnded(): void {
+    if (this.ended) throw new TransactionEndedError();
   }
 }

@@ -9,6 +9,7 @@ import { DatabaseClosedError } from './errors.js';
 import { type RawSql, statementsOn } from './raw-sql.js';
 import { prepareSqliteFile } from './sqlite-file.js';
 import { statementNames } from './statement-cache.js';
+import { oneConnection } from './transaction.js';
 
 /**
  * The Prisma client type used across the code base. Both variants have the same API; the code is
@@ -145,6 +146,7 @@ export function openDatabase(config: DatabaseConfig, options: DatabaseOptions): 
     config.provider === 'sqlite'
       ? new PrismaClient({ adapter, transactionOptions })
       : (new PostgresPrismaClient({ adapter, transactionOptions }) as unknown as Db);
+  if (config.provider === 'sqlite') oneConnection(prisma, () => adapter.openTransaction());
   return {
     prisma,
     dialect: config.provider,
