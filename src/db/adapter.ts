@@ -4,11 +4,12 @@ import type {
   SqlDriverAdapter,
   SqlMigrationAwareDriverAdapterFactory,
   SqlQuery,
+  SqlQueryable,
   SqlResultSet,
   Transaction,
   TransactionOptions,
 } from '@prisma/driver-adapter-utils';
-import { DatabaseClosedError } from './errors.js';
+import { DatabaseClosedError, TransactionEndedError } from './errors.js';
 
 /**
  * What the database adds to a driver adapter's connections, through the adapter's public
@@ -32,6 +33,7 @@ export interface ConnectionRules {
 export class RuledAdapterFactory implements SqlMigrationAwareDriverAdapterFactory {
   readonly provider: SqlMigrationAwareDriverAdapterFactory['provider'];
   readonly adapterName: string;
+  private connected: RuledAdapter | undefined;
 
   constructor(
     private readonly inner: SqlMigrationAwareDriverAdapterFactory,
@@ -41,15 +43,29 @@ export class RuledAdapterFactory implements SqlMigrationAwareDriverAdapterFactor
     this.adapterName = inner.adapterName;
   }
 
-  connect(): Promise<SqlDriverAdapter> {
-    return this.opened(() => this.inner.connect());
+  async connect(): Promise<SqlDriverAdapter> {
+    this.connected = await this.opened(() => this.inner.connect());
+    return this.connected;
+  }
+
+  /**
+   * The connection Prisma's client opened (`connect`), until it is disposed: its statements keep
+   * the rules as the client's own do (counted; on SQLite, in turn behind an open transaction).
+   */
+  connection(): SqlQueryable | undefined {
+    return this.connected?.disposed === false ? this.connected : undefined;
+  }
+
+  /** One connection (SQLite): the transaction open on it now, which holds the turn (`Turns`). */
+  openTransaction(): SqlQueryable | undefined {
+    return this.connected?.open;
   }
 
   connectToShadowDb(): Promise<SqlDriverAdapter> {
     return this.opened(() => this.inner.connectToShadowDb());
   }
 
-  private async opened(open: () => Promise<SqlDriverAdapter>): Promise<SqlDriverAdapter> {
+  private async opened(open: () => Promise<SqlDriverAdapter>): Promise<RuledAdapter> {
     if (this.rules.isClosed?.()) throw new DatabaseClosedError();
     const adapter = await open();
     for (const sql of this.rules.pragmas) await adapter.queryRaw({ sql, args: [], argTypes: [] });
@@ -100,6 +116,9 @@ class RuledAdapter implements SqlDriverAdapter {
   readonly adapterName: string;
   readonly getConnectionInfo?: () => ConnectionInfo;
   private readonly turns: Turns | undefined;
+  disposed = false;
+  /** With turns: the transaction that holds the turn, until its commit or rollback. */
+  open: RuledTransaction | undefined;
 
   constructor(
     private readonly inner: SqlDriverAdapter,
@@ -126,13 +145,25 @@ class RuledAdapter implements SqlDriverAdapter {
   }
 
   async startTransaction(isolationLevel?: IsolationLevel): Promise<Transaction> {
-    const end = (await this.turns?.take()) ?? (() => {});
-    try {
+    const turns = this.turns;
+    if (!turns)
       return new RuledTransaction(
         await this.inner.startTransaction(isolationLevel),
         this.rules,
-        end,
+        () => {},
       );
+    const end = await turns.take();
+    try {
+      const transaction: RuledTransaction = new RuledTransaction(
+        await this.inner.startTransaction(isolationLevel),
+        this.rules,
+        () => {
+          if (this.open === transaction) this.open = undefined;
+          end();
+        },
+      );
+      this.open = transaction;
+      return transaction;
     } catch (error) {
       end();
       throw error;
@@ -140,6 +171,7 @@ class RuledAdapter implements SqlDriverAdapter {
   }
 
   dispose(): Promise<void> {
+    this.disposed = true;
     return this.inner.dispose();
   }
 
@@ -155,6 +187,7 @@ class RuledTransaction implements Transaction {
   readonly createSavepoint?: (name: string) => Promise<void>;
   readonly rollbackToSavepoint?: (name: string) => Promise<void>;
   readonly releaseSavepoint?: (name: string) => Promise<void>;
+  private ended = false;
 
   constructor(
     private readonly inner: Transaction,
@@ -171,17 +204,20 @@ class RuledTransaction implements Transaction {
     if (inner.releaseSavepoint) this.releaseSavepoint = inner.releaseSavepoint.bind(inner);
   }
 
-  queryRaw(query: SqlQuery): Promise<SqlResultSet> {
+  async queryRaw(query: SqlQuery): Promise<SqlResultSet> {
+    this.refuseOnceEnded();
     this.rules.onStatement?.();
     return this.inner.queryRaw(query);
   }
 
-  executeRaw(query: SqlQuery): Promise<number> {
+  async executeRaw(query: SqlQuery): Promise<number> {
+    this.refuseOnceEnded();
     this.rules.onStatement?.();
     return this.inner.executeRaw(query);
   }
 
   async commit(): Promise<void> {
+    this.ended = true;
     try {
       await this.inner.commit();
     } finally {
@@ -190,10 +226,19 @@ class RuledTransaction implements Transaction {
   }
 
   async rollback(): Promise<void> {
+    this.ended = true;
     try {
       await this.inner.rollback();
     } finally {
       this.endTurn();
     }
+  }
+
+  /**
+   * A statement sent once the transaction has ended (raw SQL that goes straight to it: a request's
+   * work that went on past its time limit) would run on the connection outside any transaction.
+   */
+  private refuseOnceEnded(): void {
+    if (this.ended) throw new TransactionEndedError();
   }
 }

@@ -1,15 +1,15 @@
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { PrismaPg } from '@prisma/adapter-pg';
-import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { PrismaClient as PostgresPrismaClient } from '../generated/postgresql/client.js';
 import { PrismaClient } from '../generated/sqlite/client.js';
 import { type ConnectionRules, RuledAdapterFactory } from './adapter.js';
 import { DatabaseClosedError } from './errors.js';
-import type { RawSql } from './raw-sql.js';
+import { type RawSql, statementsOn } from './raw-sql.js';
 import { prepareSqliteFile } from './sqlite-file.js';
 import { statementNames } from './statement-cache.js';
+import { oneConnection } from './transaction.js';
 
 /**
  * The Prisma client type used across the code base. Both variants have the same API; the code is
@@ -24,9 +24,10 @@ export type Db = PrismaClient;
 export type SqlDialect = DatabaseConfig['provider'];
 
 /**
- * The database: Prisma's client, which every statement and transaction goes through, and raw SQL
- * on its own (`RawSql`: one statement through Prisma's `$queryRaw`, committed on its own) for
- * what Prisma's queries cannot express (an idempotency key's claim, an order on PostgreSQL).
+ * The database: Prisma's client, which every transaction goes through, and raw SQL on its own
+ * (`RawSql`: one statement committed on its own, sent straight to the connection the client
+ * opened, which keeps the connection rules below) for what Prisma's queries cannot express (an
+ * idempotency key's claim, an order on PostgreSQL).
  * Transactions are Prisma's interactive ones (src/db/transaction.ts). The driver adapter under
  * the client keeps the connection rules (src/db/adapter.ts): SQLite's pragmas and turns, the
  * statement counter, no connection once closed.
@@ -68,7 +69,7 @@ const SQLITE_RULES: ConnectionRules = { pragmas: SQLITE_PRAGMAS, oneConnection: 
 const POSTGRES_RULES: ConnectionRules = { pragmas: [], oneConnection: false };
 
 export interface AdapterFactory {
-  readonly factory: SqlMigrationAwareDriverAdapterFactory;
+  readonly factory: RuledAdapterFactory;
   /** Ends the connection pool (Prisma leaves a pool it was given open). */
   close(): Promise<void>;
 }
@@ -145,14 +146,18 @@ export function openDatabase(config: DatabaseConfig, options: DatabaseOptions): 
     config.provider === 'sqlite'
       ? new PrismaClient({ adapter, transactionOptions })
       : (new PostgresPrismaClient({ adapter, transactionOptions }) as unknown as Db);
+  if (config.provider === 'sqlite') oneConnection(prisma, () => adapter.openTransaction());
   return {
     prisma,
     dialect: config.provider,
     config,
-    query(statement) {
+    async query(statement) {
       // Prisma would reconnect: refused here as the adapter refuses a connection once closed.
-      if (closed) return Promise.reject(new DatabaseClosedError());
-      return prisma.$queryRaw(statement);
+      if (closed) throw new DatabaseClosedError();
+      if (!adapter.connection()) await prisma.$connect();
+      const connection = adapter.connection();
+      if (!connection) throw new DatabaseClosedError();
+      return statementsOn(connection, config.provider)(statement);
     },
     statementCount: () => statements,
     close: () => {

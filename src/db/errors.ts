@@ -6,6 +6,19 @@ export class DatabaseClosedError extends Error {
   }
 }
 
+/**
+ * A statement sent to a transaction that has ended: its work went on after Prisma rolled it back
+ * at its time limit (or after its commit), so it is refused, as Prisma's P2028 refuses its own.
+ */
+export class TransactionEndedError extends Error {
+  override name = 'TransactionEndedError';
+  constructor() {
+    super(
+      'The transaction has ended (rolled back at its time limit, or committed): no more statements.',
+    );
+  }
+}
+
 /** Prisma's codes for a server that cannot be reached, timed out, or has no connection free. */
 const unreachableCodes = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
 
@@ -97,11 +110,13 @@ export function isDatabaseUnreachable(error: unknown): boolean {
 
 /**
  * A statement or transaction that ran past its time limit: PostgreSQL's `statement_timeout`
- * (SQLSTATE 57014) or a transaction that waited or ran past its limit (Prisma's P2028).
+ * (SQLSTATE 57014) or a transaction that waited or ran past its limit (Prisma's P2028, or a
+ * statement refused by a transaction that has ended: TransactionEndedError).
  */
 export function isDatabaseTimeout(error: unknown): boolean {
   let current: unknown = error;
   for (let depth = 0; typeof current === 'object' && current !== null && depth < 4; depth++) {
+    if (current instanceof TransactionEndedError) return true;
     const { code, originalCode, meta, cause } = current as ErrorLike;
     if (code === 'P2028' || code === '57014' || originalCode === '57014') return true;
     current = meta?.driverAdapterError ?? cause;

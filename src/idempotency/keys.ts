@@ -8,7 +8,7 @@ import {
   releaseKey,
 } from '../db/idempotency-keys.js';
 import type { RawSql, RunStatement } from '../db/raw-sql.js';
-import { rawSqlIn, type Tx } from '../db/transaction.js';
+import { inTransaction, rawSqlIn, type Tx } from '../db/transaction.js';
 import type { Change, ChangeFeed } from '../domain/changes.js';
 import type { Viewer } from '../domain/context.js';
 import { DomainError, retryAfter, validationFailed } from '../errors/catalogue.js';
@@ -223,7 +223,7 @@ export function createIdempotency(options: IdempotencyOptions): Idempotency {
       async commit(work) {
         // The one transaction model (src/db/transaction.ts): the domain's own transactions join it.
         const held = heldChanges(options.changes);
-        const value = await db.$transaction((tx) => {
+        const value = await inTransaction(db, (tx) => {
           const sql = rawSqlIn(tx);
           return recorded(sql.query, () => work({ db: tx, sql, changes: held.changes }));
         });
