@@ -19,10 +19,10 @@ import { parseCommand } from '../src/cli.js';
 import { loadConfig } from '../src/config.js';
 import { schemaUsage, variableCoordinates } from '../src/graphql/plan/index.js';
 import { schema } from '../src/graphql/schema/index.js';
-import { warningsOf } from '../src/graphql/warnings.js';
 import { ClientNames } from '../src/observability/client-name.js';
 import { createMetrics } from '../src/observability/metrics.js';
 import { UsageRecorder } from '../src/usage/recorder.js';
+import { warningsOf } from '../src/warnings/graphql.js';
 import { cursorOf, petById, petsPage } from './documents.js';
 import { createFixture } from './fixture.js';
 

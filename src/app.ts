@@ -1,10 +1,7 @@
 import type { Server } from 'node:http';
 import { Hono } from 'hono';
-import {
-  type DevelopmentToken,
-  mintDevelopmentToken,
-  resolveAuthSettings,
-} from './auth/dev-secret.js';
+import { authenticate, refuseInvalidToken } from './auth/authenticate.js';
+import { mintDevelopmentToken, resolveAuthSettings } from './auth/dev-secret.js';
 import { createTokenVerifier, type TokenVerifier } from './auth/tokens.js';
 import { responseCache } from './cache/http.js';
 import { MemoryCacheStore } from './cache/memory-store.js';
@@ -20,11 +17,7 @@ import { createSharedReads } from './db/shared-reads.js';
 import type { ChangeFeed } from './domain/changes.js';
 import { clipText, DomainError, methodNotAllowed } from './errors/catalogue.js';
 import { Subscriptions } from './graphql/kit/subscriptions.js';
-import { loadPersistedManifest } from './graphql/persisted.js';
-import { serveWebSockets, type WebSocketTransport } from './graphql/websocket.js';
 import { createGraphQLEdge, type GraphQLEdge } from './graphql/yoga.js';
-import { authenticate, refuseInvalidToken } from './http/authenticate.js';
-import { bodyTooLargeMessage, limitBody } from './http/body-limit.js';
 import { chain, type Link } from './http/chain.js';
 import { clientAddress } from './http/client-address.js';
 import { corsPolicy } from './http/cors.js';
@@ -32,10 +25,12 @@ import { docsRoutes } from './http/docs.js';
 import type { AppEnv } from './http/env.js';
 import { errorResponse } from './http/error-response.js';
 import { graphiqlAssets } from './http/graphiql.js';
-import { landingRoutes } from './http/landing.js';
+import { type DevelopmentToken, landingRoutes } from './http/landing.js';
 import { setResponseHeaders } from './http/response-header.js';
-import { databaseLimitMs, timeLimit } from './http/time-limit.js';
 import { createIdempotency } from './idempotency/keys.js';
+import { bodyTooLargeMessage, limitBody } from './limits/body-limit.js';
+import { databaseLimitMs, timeLimit } from './limits/time-limit.js';
+import { serveWebSockets, type WebSocketTransport } from './live/websocket.js';
 import { createLogger, type Logger, terminalDestination } from './logger.js';
 import { accessLog, nameClient } from './observability/access-log.js';
 import { ClientNames } from './observability/client-name.js';
@@ -43,6 +38,7 @@ import { healthRoutes } from './observability/health.js';
 import { httpMetrics } from './observability/http-metrics.js';
 import { createMetrics, type Metrics } from './observability/metrics.js';
 import { metricsRoutes } from './observability/metrics-route.js';
+import { loadPersistedManifest } from './persisted/operations.js';
 import { CostBudget, MemoryCostBucketStore } from './rate-limit/cost-budget.js';
 import {
   clientKey,

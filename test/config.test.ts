@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { parseEnv } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.js';
-import { loadPersistedManifest } from '../src/graphql/persisted.js';
+import { loadPersistedManifest } from '../src/persisted/operations.js';
 
 describe('configuration', () => {
   it('has the documented defaults', () => {

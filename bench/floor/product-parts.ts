@@ -17,7 +17,7 @@ export type { GraphQLContext } from '../../src/graphql/kit/context.js';
 export { ListItemBudget } from '../../src/graphql/kit/list-items.js';
 export { Subscriptions } from '../../src/graphql/kit/subscriptions.js';
 export { schema } from '../../src/graphql/schema/index.js';
-export { databaseLimitMs } from '../../src/http/time-limit.js';
+export { databaseLimitMs } from '../../src/limits/time-limit.js';
 export { presentPet } from '../../src/pets/rest.js';
 export { countPets, listPets } from '../../src/pets/rules.js';
 export { stringifyJson } from '../../src/rest/kit/json.js';

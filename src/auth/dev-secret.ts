@@ -30,9 +30,6 @@ export function mintDevelopmentToken(secret: string, expiresIn = 86400): Promise
   return mintToken(secret, { scopes, subject: 'developer', expiresIn });
 }
 
-/** In development (a generated secret), what mints the development token; else undefined. */
-export type DevelopmentToken = (() => Promise<string>) | undefined;
-
 export function readOrCreateDevSecret(file = DEV_SECRET_FILE): string {
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   mkdirSync(dirname(file), { recursive: true });

@@ -45,7 +45,7 @@ export interface Database extends RawSql {
 export interface DatabaseOptions {
   /**
    * How long a transaction may wait for a connection and then run (REQUEST_TIMEOUT_MS and one
-   * tick of the time limit: src/http/time-limit.ts): no transaction outlives its request by more.
+   * tick of the time limit: src/limits/time-limit.ts): no transaction outlives its request by more.
    * On SQLite it is also how long a statement waits for another connection's lock.
    */
   transactionTimeoutMs: number;

@@ -107,6 +107,11 @@ export function classifyError(error: unknown): ClassifiedError {
   return error instanceof GraphQLError ? classifyGraphQLError(error) : classifyThrown(error);
 }
 
+/** The contract code an error is sent with (for metrics, which see errors before masking). */
+export function errorCodeOf(error: unknown): string {
+  return classifyError(error).error.code;
+}
+
 /**
  * The contract error of a request Node's HTTP parser refused, by Node's error code. Node's own
  * answer is a bare status line with no body.

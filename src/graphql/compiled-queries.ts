@@ -1,7 +1,7 @@
 import { type DocumentNode, type GraphQLSchema, getVariableValues } from 'graphql';
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { Plugin } from 'graphql-yoga';
-import { operationOf } from './operation.js';
+import { operationOf } from './plan/operation.js';
 
 /**
  * Queries run as JavaScript compiled for their document (graphql-jit), once per document and

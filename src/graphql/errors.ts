@@ -1,15 +1,10 @@
 import { type ExecutionResult, GraphQLError } from 'graphql';
 import { handleStreamOrSingleExecutionResult, type Plugin } from 'graphql-yoga';
 import type { ErrorBounds } from '../errors/catalogue.js';
-import { classifyError, classifyGraphQLError } from '../errors/classify.js';
+import { classifyGraphQLError } from '../errors/classify.js';
 import { maskedError } from '../errors/graphql.js';
 import type { Logger } from '../logger.js';
 import { logFailure } from '../observability/log-throttle.js';
-
-/** The contract code a GraphQL error is sent with (for metrics, which see errors before masking). */
-export function errorCodeOf(error: unknown): string {
-  return classifyError(error).error.code;
-}
 
 /**
  * The GraphQL edge's error handling, as the one classifier decides (src/errors/classify.ts) and

@@ -4,7 +4,7 @@ import { defaultFieldResolver, type GraphQLFieldResolver, type GraphQLSchema } f
 /**
  * Gives the request's time limit a chance between the mutations of a document. They run one
  * after another, and a write on SQLite is synchronous work and promises only: without a turn of
- * the event loop between two mutations, the time limit's timer (src/http/time-limit.ts) could not
+ * the event loop between two mutations, the time limit's timer (src/limits/time-limit.ts) could not
  * fire until every one had run, and the rest would never be stopped. Each mutation field first
  * waits one turn (`setImmediate`: a timer that is due runs before it), then runs only if its
  * request has not been abandoned meanwhile.

@@ -6,7 +6,7 @@ import { documentError, refuse } from '../errors/graphql.js';
 /** What is wrong with one operation of a request body, in words a person can act on. */
 function operationProblem(params: unknown): string | undefined {
   if (!isRecord(params)) return 'Each operation must be a JSON object with a "query" string';
-  // A persisted operation's document is found by its hash later (src/graphql/persisted.ts).
+  // A persisted operation's document is found by its hash later (src/persisted/operations.ts).
   const persisted = isRecord(params.extensions) && params.extensions.persistedQuery != null;
   if (params.query == null && !persisted)
     return 'The request has no "query": send the GraphQL document in it';

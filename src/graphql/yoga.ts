@@ -7,13 +7,16 @@ import {
   isAsyncIterable,
   type Plugin,
 } from 'graphql-yoga';
-import type { DevelopmentToken } from '../auth/dev-secret.js';
 import { cacheTagsPlugin, schemaNotingEntities } from '../cache/graphql.js';
+import { introspectionAnswers } from '../cache/introspection-answers.js';
 import { countCategories } from '../categories/rules.js';
 import type { EventDelivery } from '../changes/delivery.js';
 import type { Limits } from '../config.js';
+import { demandControl } from '../cost/demand-control.js';
+import { batchRules, costLimit, costRule } from '../cost/rule.js';
+import { unpagedLists } from '../cost/unpaged-lists.js';
 import type { Database } from '../db/client.js';
-import type { SharedReads } from '../db/shared-reads.js';
+import { createSharedReads, type SharedReads } from '../db/shared-reads.js';
 import { type ChangeFeed, readOnly } from '../domain/changes.js';
 import type { Viewer } from '../domain/context.js';
 import { anonymous } from '../domain/context.js';
@@ -27,42 +30,40 @@ import type {
   UsageNote,
 } from '../http/env.js';
 import { renderGraphiQLPage } from '../http/graphiql.js';
+import type { DevelopmentToken } from '../http/landing.js';
+import { idempotentMutations } from '../idempotency/graphql.js';
 import type { Idempotency } from '../idempotency/keys.js';
+import { boundedErrors, boundedValidation, boundResults } from '../limits/bounded-errors.js';
+import { queryLimits } from '../limits/query-limits.js';
+import { eventCursors } from '../live/event-cursors.js';
+import { sharedEventResults } from '../live/shared-events.js';
+import { serverSentEvents } from '../live/sse.js';
 import type { Logger } from '../logger.js';
+import { graphqlMetrics } from '../observability/graphql-metrics.js';
 import type { Metrics } from '../observability/metrics.js';
+import { logOperationNames } from '../observability/operation-log.js';
+import { graphiqlOptions } from '../persisted/graphiql-options.js';
+import { type PersistedManifest, persistedOperations } from '../persisted/operations.js';
 import { adapterResponse } from '../runtime/adapter-response.js';
 import { graphqlTracing } from '../tracing/graphql.js';
 import { tracingEnabled } from '../tracing/hooks.js';
+import { usageRecording } from '../usage/graphql.js';
 import type { UsageRecorder } from '../usage/recorder.js';
-import { boundedErrors, boundedValidation, boundResults } from './bounded-errors.js';
+import { stabilityWarnings } from '../warnings/graphql.js';
 import { compiledQueries } from './compiled-queries.js';
 import { createContext } from './context.js';
-import { demandControl } from './demand-control.js';
 import { createDocumentCache, documentRules } from './documents.js';
 import { createErrorHandling } from './errors.js';
-import { eventCursors } from './event-cursors.js';
-import { graphiqlOptions } from './graphiql-options.js';
-import { idempotentMutations } from './idempotency.js';
-import { introspectionAnswers } from './introspection-answers.js';
 import type { GraphQLContext } from './kit/context.js';
 import { ListItemBudget } from './kit/list-items.js';
 import type { Loaders } from './kit/loaders.js';
 import type { Subscriptions } from './kit/subscriptions.js';
-import { batchRules, costLimit, costRule, queryLimits } from './limits.js';
 import { createLoaders } from './loaders.js';
-import { graphqlMetrics } from './metrics.js';
 import { mutationsYieldingTurns } from './mutation-turns.js';
-import { operationOf } from './operation.js';
-import { logOperationNames } from './operation-log.js';
-import { type PersistedManifest, persistedOperations } from './persisted.js';
 import { planOf } from './plan/index.js';
+import { operationOf } from './plan/operation.js';
 import { documentErrorCodes, requestShape } from './request-errors.js';
 import { schema as baseSchema } from './schema/index.js';
-import { sharedEventResults } from './shared-events.js';
-import { serverSentEvents } from './sse.js';
-import { unpagedLists } from './unpaged-lists.js';
-import { usageRecording } from './usage.js';
-import { stabilityWarnings } from './warnings.js';
 
 /**
  * What depends on the kind of operation, decided in one hook:
@@ -156,7 +157,7 @@ export interface GraphQLEdgeOptions {
   persistedManifest?: PersistedManifest | undefined;
   /** In development, what mints the token GraphiQL's Headers start with. */
   developmentToken?: DevelopmentToken;
-  /** Idempotency keys of single mutations sent by POST (src/graphql/idempotency.ts). */
+  /** Idempotency keys of single mutations sent by POST (src/idempotency/graphql.ts). */
   idempotency: Idempotency;
   /** Counts the schema coordinates each client uses (src/usage/). */
   usage: UsageRecorder;
@@ -179,7 +180,7 @@ export interface ServerContext {
   cacheable?: Cacheable | undefined;
   /** `websocket` for an operation sent over a WebSocket, which carries subscriptions only. */
   transport?: 'websocket';
-  /** The caller's GraphQL cost budget, while it is on (src/graphql/demand-control.ts). */
+  /** The caller's GraphQL cost budget, while it is on (src/cost/demand-control.ts). */
   costAccount?: CostAccount | undefined;
   /** The list items an HTTP request may still resolve (set by the edge, not the app). */
   listItemBudget?: ListItemBudget;
@@ -351,7 +352,9 @@ function createYogaServer(
     eventCursors(),
     serverSentEvents(),
     // Last: it wraps the execution the others prepared (the mutation's loaders, its signal).
-    idempotentMutations(idempotency, { mask: maskError, bounds: limits }),
+    idempotentMutations(idempotency, { mask: maskError, bounds: limits }, (domain, db) =>
+      createLoaders(domain, createSharedReads(db), { cache: false }),
+    ),
   ];
   const yoga = createYoga<ServerContext, GraphQLContext>({
     schema,
@@ -368,7 +371,7 @@ function createYogaServer(
       // Unexpected errors are logged once, with their path, by the error masker.
       error: (...args) => logger.debug(args),
     },
-    // The app limits bodies before Yoga runs (src/http/body-limit.ts): Yoga's own limit would
+    // The app limits bodies before Yoga runs (src/limits/body-limit.ts): Yoga's own limit would
     // stream every body through a counter.
     maxRequestBodySize: false,
     // The adapter's lightweight Response, when it serves (src/runtime/adapter-response.ts).

@@ -2,8 +2,8 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Hono } from 'hono';
-import type { DevelopmentToken } from '../auth/dev-secret.js';
 import { assetRoutes } from './assets.js';
+import type { DevelopmentToken } from './landing.js';
 
 const require = createRequire(import.meta.url);
 const dist = dirname(require.resolve('swagger-ui-dist/package.json'));

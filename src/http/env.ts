@@ -90,7 +90,7 @@ export interface AppEnv {
     cacheable: Cacheable | undefined;
     /**
      * A token that is present but invalid: the rate limit counts the request (by address) before
-     * it is refused with 401 (src/http/authenticate.ts).
+     * it is refused with 401 (src/auth/authenticate.ts).
      */
     invalidToken: DomainError | undefined;
     /**
@@ -98,7 +98,7 @@ export interface AppEnv {
      * the request id, a deprecated route's marks (src/http/response-header.ts).
      */
     answerHeaders: Record<string, string>;
-    /** A call of a deprecated REST route: its answer carries `Deprecation` (src/rest/deprecation.ts). */
+    /** A call of a deprecated REST route: its answer carries `Deprecation` (src/warnings/rest.ts). */
     deprecated: true | undefined;
     /** On /graphql while the cost budget is on: the caller's budget (src/rate-limit/). */
     costAccount: CostAccount | undefined;

@@ -1,6 +1,11 @@
 import { Hono } from 'hono';
-import type { DevelopmentToken } from '../auth/dev-secret.js';
 import { JSON_CONTENT_TYPE } from './content-type.js';
+
+/**
+ * In development (a generated secret), what mints the development token the pages show
+ * (`mintDevelopmentToken`, src/auth/dev-secret.ts); else undefined.
+ */
+export type DevelopmentToken = (() => Promise<string>) | undefined;
 
 /** Where everything is: what `GET /` lists, for people and for programs. */
 const links = {

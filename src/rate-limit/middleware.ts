@@ -70,7 +70,7 @@ interface PolicyState {
  * The per-client request budget (RATE_LIMIT_PER_MINUTE): requests per client and minute, in
  * windows a shared store may align on the clock. Every request of every transport counts: an HTTP
  * request here (`rateLimits`), a WebSocket upgrade and each `subscribe` message in
- * src/graphql/websocket.ts.
+ * src/live/websocket.ts.
  */
 export class RequestBudget {
   constructor(
@@ -134,7 +134,7 @@ function draftFields(
  * - a budget of requests per minute, over which the request is refused with 429 RATE_LIMITED and
  *   Retry-After;
  * - on /graphql, the cost budget: this hands the caller's account to the GraphQL edge, which
- *   charges each operation (src/graphql/demand-control.ts).
+ *   charges each operation (src/cost/demand-control.ts).
  * Every response of both edges, 401s and 429s included, carries the draft's `RateLimit-Policy` and
  * `RateLimit` fields for the budgets that apply to it, and, for the request budget, the older
  * `RateLimit-Limit`/`-Remaining`/`-Reset` trio of the draft's earlier versions.

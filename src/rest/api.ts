@@ -6,19 +6,19 @@ import type { SharedReads } from '../db/shared-reads.js';
 import { requireScope } from '../domain/authorization.js';
 import type { ChangeFeed } from '../domain/changes.js';
 import { DomainError, methodNotAllowed } from '../errors/catalogue.js';
-import { bodyTooLargeMessage, limitBody } from '../http/body-limit.js';
 import { chain, type Link } from '../http/chain.js';
 import type { AppEnv } from '../http/env.js';
 import { type Idempotency, keyOwner } from '../idempotency/keys.js';
+import { keyedMethods, runIdempotent } from '../idempotency/rest.js';
+import { bodyTooLargeMessage, limitBody } from '../limits/body-limit.js';
 import type { Logger } from '../logger.js';
 import { inSpan, tracingEnabled } from '../tracing/hooks.js';
-import { refuseAfterSunset } from './deprecation.js';
-import { restErrorHandler } from './errors.js';
-import { keyedMethods, runIdempotent } from './idempotent.js';
+import type { UsageCounter } from '../usage/rest.js';
+import { refuseAfterSunset } from '../warnings/rest.js';
+import { recordedError, restErrorHandler } from './errors.js';
 import { honoPath, REST_BASE_PATH, type Route } from './kit/route.js';
 import { routeMark } from './marks.js';
 import { allRoutes } from './routes/index.js';
-import type { UsageCounter } from './usage.js';
 
 export { REST_BASE_PATH };
 
@@ -72,6 +72,7 @@ export function createRestApi({
   const answering = (...links: (Link<AppEnv> | undefined)[]) =>
     chain(...links.filter((link) => link !== undefined));
   const guarded = answeringFailures(restErrorHandler(logger, config.limits));
+  const recordError = (error: unknown) => recordedError(error, config.limits);
   const maxBytes = config.limits.bodyBytes;
   const tooLarge = guarded(
     limitBody(maxBytes, () => {
@@ -102,8 +103,11 @@ export function createRestApi({
       };
       // After the scope check: a request refused before authorisation leaves its key unused.
       if (owner !== undefined)
-        return runIdempotent(c, idempotency, owner, deps, (keyedDeps) =>
-          route.run(c, keyedDeps, params),
+        return runIdempotent(
+          c,
+          { keys: idempotency, caller: owner, recordError },
+          deps,
+          (keyedDeps) => route.run(c, keyedDeps, params),
         );
       return route.run(c, deps, params);
     };

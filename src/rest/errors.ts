@@ -24,7 +24,7 @@ function answerOf(error: unknown, bounds: ErrorBounds) {
   return { contract: bounded, log, answer: restErrorAnswer(bounded, etag) };
 }
 
-/** The response a failure gets, as an Idempotency-Key records it (src/rest/idempotent.ts). */
+/** The response a failure gets, as an Idempotency-Key records it (src/idempotency/rest.ts). */
 export function recordedError(error: unknown, bounds: ErrorBounds): RecordedResponse {
   const { status, headers, body } = answerOf(error, bounds).answer;
   return { status, headers: { ...headers }, body };

@@ -1,7 +1,7 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Config } from '../config.js';
 import { bodyOf, DomainError, type ErrorCode, errorStatus } from '../errors/catalogue.js';
-import { deprecationHeaders, instant } from './deprecation.js';
+import { deprecationHeaders, instant } from '../warnings/rest.js';
 import { conditionalMethods, type HeaderDoc, REST_BASE_PATH, type Route } from './kit/route.js';
 import { ErrorBody, ignoredProperties } from './kit/schemas.js';
 

@@ -26,17 +26,28 @@ const layers: readonly (readonly string[])[] = [
   // answers one.
   ['errors'],
   ['domain'],
-  ['auth'],
+  // The plan of a GraphQL operation: the one walk of each document's operation, and what every
+  // policy reads of it. It needs only the domain's paging, so every policy may read it.
+  ['graphql/plan'],
   ['http'],
+  // The token check is HTTP middleware; the pages of `http` show a development token without it.
+  ['auth'],
   ['observability'],
   ['redis'],
-  ['changes', 'cache', 'rate-limit', 'idempotency', 'usage'],
+  // The policies that need no kit: the change feed, the response cache, the rate limits, the
+  // cost rule and report, the limits, persisted operations.
+  ['changes', 'cache', 'rate-limit', 'cost', 'limits', 'persisted'],
   // What a resource declares its GraphQL types and REST routes with: below the resources, while the
   // rest of their top folders (the schema and the router that gather every resource, the servers)
   // sits above them.
   ['graphql/kit', 'rest/kit'],
+  // The policies that read what the kits declare (a route's spec, the GraphQL context).
+  ['idempotency', 'usage', 'warnings'],
   // The resources, one layer: what one may import of another is `resourceImports`' to say.
   ['orders', 'pets', 'categories', 'inventory'],
+  // The live transports: the GraphQL edge plugs in SSE and the shared events, and the WebSocket
+  // server runs the edge's pipeline (typed by what it needs of it, not by importing the edge).
+  ['live'],
   // The gate (npm run schema:check) reads usage reports; the edges never import it.
   ['graphql', 'rest', 'schema-check'],
   ['app'],

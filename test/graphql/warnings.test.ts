@@ -1,6 +1,6 @@
 import { createSchema, createYoga } from 'graphql-yoga';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stabilityMarks, stabilityWarnings } from '../../src/graphql/warnings.js';
+import { stabilityMarks, stabilityWarnings } from '../../src/warnings/graphql.js';
 import { describeDb, useTestApp } from '../helpers/app.js';
 import { makePet } from '../helpers/factories.js';
 import { graphqlRequest } from '../helpers/graphql.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { sha256Hex } from '../../src/graphql/persisted.js';
+import { sha256Hex } from '../../src/persisted/operations.js';
 import { describeDb } from '../helpers/app.js';
 import {
   codeOf,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { sha256Hex } from '../../src/graphql/persisted.js';
+import { sha256Hex } from '../../src/persisted/operations.js';
 import { database, databaseAvailable } from '../helpers/app.js';
 import { wsUrl } from '../helpers/live.js';
 import { type ServerProcess, startServer } from '../helpers/server.js';

@@ -28,7 +28,7 @@ export const builder = new SchemaBuilder<{
   Directives: {
     beta: { locations: 'FIELD_DEFINITION'; args: Record<string, never> };
     experimental: { locations: 'FIELD_DEFINITION'; args: Record<string, never> };
-    // When a deprecated element goes away (src/graphql/warnings.ts names it in its warnings).
+    // When a deprecated element goes away (src/warnings/graphql.ts names it in its warnings).
     sunset: {
       locations:
         | 'FIELD_DEFINITION'

@@ -40,7 +40,7 @@ export interface GraphQLContext {
   /** What a subscription reads (absent where subscriptions are not served). */
   readonly source?: SubscriptionSource | undefined;
   /**
-   * The cursor of the event a subscription is delivering (src/graphql/event-cursors.ts puts it in
+   * The cursor of the event a subscription is delivering (src/live/event-cursors.ts puts it in
    * the result's `extensions.cursor`); undefined for a result that is no event.
    */
   eventCursor?: string | undefined;

@@ -1,5 +1,4 @@
 import type { DocumentNode, GraphQLSchema, OperationTypeNode } from 'graphql';
-import { perOperation } from '../operation.js';
 import { type SchemaUsage, usageCollector } from './coordinates.js';
 import { costCollector, type PreparedOperation } from './cost.js';
 import {
@@ -10,6 +9,7 @@ import {
   scopesCollector,
   topCollector,
 } from './facts.js';
+import { perOperation } from './operation.js';
 import { walkOperation } from './walk.js';
 
 /**

@@ -2,9 +2,9 @@ import type { DocumentNode, ExecutionResult, GraphQLError, GraphQLSchema } from 
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { retryAfter } from '../errors/catalogue.js';
 import { refuse } from '../errors/graphql.js';
+import { resolvedCost } from '../graphql/plan/index.js';
 import type { CostAccount, CostBudgetStatus } from '../http/env.js';
-import type { CostContext } from './limits.js';
-import { resolvedCost } from './plan/index.js';
+import type { CostContext } from './rule.js';
 
 /** What every GraphQL response says of its cost, in Shopify's shape (docs/demand-control.md). */
 export interface CostReport {

@@ -1,8 +1,8 @@
 import type { DocumentNode, ExecutionResult, GraphQLSchema } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
+import { planOf } from '../graphql/plan/index.js';
 import type { SeriesCounter } from '../observability/series.js';
-import { planOf } from './plan/index.js';
 
 /**
  * The key of an answer: its document, operation name and declared variables' values. Introspection

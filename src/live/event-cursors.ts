@@ -1,13 +1,13 @@
 import type { ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import type { GraphQLContext } from './kit/context.js';
+import type { GraphQLContext } from '../graphql/kit/context.js';
 
 /**
  * Puts each subscription event's cursor in its result's `extensions.cursor`, on every transport,
  * whatever the document selects: a client resumes from it with the field's `after` argument, and
- * the SSE transport writes it as the event's `id:` (src/graphql/sse.ts). The event stream sets it on
+ * the SSE transport writes it as the event's `id:` (src/live/sse.ts). The event stream sets it on
  * the context just before the event is executed; events are executed one at a time. A result that
- * subscribers share (src/graphql/shared-events.ts) becomes one result with its cursor for all of
+ * subscribers share (src/live/shared-events.ts) becomes one result with its cursor for all of
  * them, so that what follows (its serialisation) is done once too.
  */
 export function eventCursors(): Plugin<GraphQLContext> {

@@ -1,8 +1,8 @@
 import type { Context } from 'hono';
 import type { AppEnv } from '../http/env.js';
 import { UNKNOWN_CLIENT } from '../observability/client-name.js';
-import type { UsageRecorder } from '../usage/recorder.js';
-import type { Route } from './kit/route.js';
+import type { Route } from '../rest/kit/route.js';
+import type { UsageRecorder } from './recorder.js';
 
 /** What a route's count needs of the usage recorder. */
 export type UsageCounter = Pick<UsageRecorder, 'enabled' | 'record'>;

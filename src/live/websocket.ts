@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import { type ExecutionResult, GraphQLError, parse } from 'graphql';
 import type { SubscribePayload } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
+import type { GraphQLParams } from 'graphql-yoga';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { type TokenVerifier, viewerOf } from '../auth/tokens.js';
 import { anonymous, type Viewer } from '../domain/context.js';
@@ -16,18 +17,40 @@ import {
 import { rawErrorAnswer } from '../errors/socket.js';
 import { peerAddress } from '../http/client-address.js';
 import { ClientCounts } from '../http/client-counts.js';
-import type { AccessLogFields, ClientName } from '../http/env.js';
+import type { AccessLogFields, ClientName, CostAccount } from '../http/env.js';
 import type { Logger } from '../logger.js';
 import type { ClientNames } from '../observability/client-name.js';
 import { clientKey, type RateLimits } from '../rate-limit/middleware.js';
 import { type Handshake, traceHandshake } from '../tracing/http.js';
-import type { GraphQLEdge, GraphQLResult } from './yoga.js';
 
 /** The path WebSocket clients connect to: the same as GraphQL over HTTP. */
 export const WEBSOCKET_PATH = '/graphql';
 
+type GraphQLResult = ExecutionResult | AsyncIterable<ExecutionResult>;
+
+/** What an operation sent over a WebSocket hands the GraphQL pipeline (its `ServerContext`). */
+interface SocketOperation {
+  requestId: string;
+  viewer: Viewer;
+  client: string;
+  clientName?: ClientName;
+  transport: 'websocket';
+  costAccount: CostAccount | undefined;
+  accessLog: AccessLogFields;
+}
+
+/**
+ * What the transport needs of the GraphQL edge (`GraphQLEdge`, src/graphql/yoga.ts, which plugs
+ * in the rest of src/live/ and so sits above it): its pipeline, which each `subscribe` runs
+ * through, and its errors as it sends them.
+ */
+export interface GraphQLPipeline {
+  run(params: GraphQLParams, context: SocketOperation): Promise<GraphQLResult>;
+  errorOf(error: unknown): GraphQLError;
+}
+
 export interface WebSocketOptions {
-  graphql: GraphQLEdge;
+  graphql: GraphQLPipeline;
   verify: TokenVerifier;
   /** The largest message accepted, in bytes (the body limit of HTTP requests). */
   maxPayload: number;
@@ -70,7 +93,7 @@ const TOO_MANY = 4429;
 /**
  * A persisted operation may be sent by its hash alone, but graphql-ws refuses a `subscribe` whose
  * payload has no `query` string: one with a persisted query's hash gets an empty one, which the
- * persisted operations treat as none (src/graphql/persisted.ts).
+ * persisted operations treat as none (src/persisted/operations.ts).
  */
 function hashOnlyPayloads(key: string, value: unknown): unknown {
   if (

@@ -26,10 +26,10 @@ function serialize(result: Result): string {
   });
 }
 
-/** Messages of results that several subscribers share (src/graphql/shared-events.ts). */
+/** Messages of results that several subscribers share (src/live/shared-events.ts). */
 const messages = new WeakMap<Result, string>();
 
-/** One SSE message: `id:` when the result is an event with a cursor (src/graphql/event-cursors.ts). */
+/** One SSE message: `id:` when the result is an event with a cursor (src/live/event-cursors.ts). */
 function message(result: Result): string {
   let text = messages.get(result);
   if (text === undefined) {

@@ -1,9 +1,9 @@
 import type { DocumentNode, GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { type SchemaUsage, schemaUsage, variableCoordinates } from '../graphql/plan/index.js';
 import type { ClientName, UsageNote } from '../http/env.js';
 import { UNKNOWN_CLIENT } from '../observability/client-name.js';
-import type { UsageRecorder } from '../usage/recorder.js';
-import { type SchemaUsage, schemaUsage, variableCoordinates } from './plan/index.js';
+import type { UsageRecorder } from './recorder.js';
 
 interface UsageContext {
   clientName?: ClientName;

@@ -12,7 +12,7 @@ import {
   isObjectType,
 } from 'graphql';
 import { handleStreamOrSingleExecutionResult, type Plugin } from 'graphql-yoga';
-import { type SchemaUsage, schemaUsage, variableCoordinates } from './plan/index.js';
+import { type SchemaUsage, schemaUsage, variableCoordinates } from '../graphql/plan/index.js';
 
 export type WarningCode = 'DEPRECATED' | 'BETA' | 'EXPERIMENTAL';
 

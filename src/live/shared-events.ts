@@ -6,7 +6,7 @@ import {
   execute,
 } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
-import type { GraphQLContext } from './kit/context.js';
+import type { GraphQLContext } from '../graphql/kit/context.js';
 
 /** How long an event's result stays shared once computed: one fan-out takes far less. */
 const SHARED_MS = 1000;

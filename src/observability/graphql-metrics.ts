@@ -1,11 +1,11 @@
 import { type DocumentNode, type ExecutionResult, GraphQLError, type GraphQLSchema } from 'graphql';
 import { handleStreamOrSingleExecutionResult, type Plugin } from 'graphql-yoga';
 import type { Viewer } from '../domain/context.js';
-import type { Metrics } from '../observability/metrics.js';
-import { SeriesCounter, SeriesHistogram } from '../observability/series.js';
-import { errorCodeOf } from './errors.js';
-import { operationOf } from './operation.js';
-import { planOf } from './plan/index.js';
+import { errorCodeOf } from '../errors/classify.js';
+import { planOf } from '../graphql/plan/index.js';
+import { operationOf } from '../graphql/plan/operation.js';
+import type { Metrics } from './metrics.js';
+import { SeriesCounter, SeriesHistogram } from './series.js';
 
 /** The part of the GraphQL context the metrics read: the caller. */
 interface CallerContext {

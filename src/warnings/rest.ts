@@ -3,7 +3,7 @@ import type { Config } from '../config.js';
 import { DomainError } from '../errors/catalogue.js';
 import type { AppEnv } from '../http/env.js';
 import { addAnswerHeaders } from '../http/response-header.js';
-import type { Deprecation, Route } from './kit/route.js';
+import type { Deprecation, Route } from '../rest/kit/route.js';
 
 /** RFC 3339 without milliseconds, e.g. 2027-06-30T00:00:00Z. */
 export function instant(date: Date): string {

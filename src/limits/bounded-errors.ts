@@ -95,7 +95,7 @@ export function boundedErrors(bounds: ErrorBounds): Plugin {
 /**
  * The results of one request (a batch's, or one), their errors bounded as `boundedErrors` says;
  * results bounded already are kept as they are, so that a recorded answer (bounded by this
- * function before it was recorded: src/graphql/idempotency.ts) is replayed as it was answered.
+ * function before it was recorded: src/idempotency/graphql.ts) is replayed as it was answered.
  */
 export function boundResults(
   results: readonly ExecutionResult[],

@@ -1,26 +1,27 @@
 import { type ExecutionResult, GraphQLError, Source } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { createSharedReads } from '../db/shared-reads.js';
+import type { DomainContext } from '../domain/context.js';
 import { type ErrorBounds, type ErrorCode, errorStatus } from '../errors/catalogue.js';
+import { errorCodeOf } from '../errors/classify.js';
 import { refuse } from '../errors/graphql.js';
-import { jsonText } from '../idempotency/json-text.js';
+import type { GraphQLContext } from '../graphql/kit/context.js';
+import type { Loaders } from '../graphql/kit/loaders.js';
+import { planOf } from '../graphql/plan/index.js';
+import { boundResults } from '../limits/bounded-errors.js';
+import { jsonText } from './json-text.js';
 import {
   fingerprint,
   IDEMPOTENCY_KEY,
   IDEMPOTENT_REPLAYED,
   type Idempotency,
   isRecorded,
+  type KeyedScope,
   KeyInFlight,
   keyOwner,
   parseKey,
   type RecordedResponse,
   ResponseTooLarge,
-} from '../idempotency/keys.js';
-import { boundResults } from './bounded-errors.js';
-import { errorCodeOf } from './errors.js';
-import type { GraphQLContext } from './kit/context.js';
-import { createLoaders } from './loaders.js';
-import { planOf } from './plan/index.js';
+} from './keys.js';
 
 /** The errors of a result as the edge sends them (masked), for the record. */
 type Masker = (error: unknown) => Error;
@@ -30,6 +31,12 @@ interface Answering {
   mask: Masker;
   bounds: ErrorBounds;
 }
+
+/**
+ * Loaders that read in a keyed mutation's transaction (`db`) and keep nothing between reads: the
+ * edge's (src/graphql/loaders.ts), which read through the resources' rules.
+ */
+type TransactionLoaders = (domain: DomainContext, db: KeyedScope['db']) => Loaders;
 
 /**
  * The status a result counts as for its record: the largest of its errors' (200 without), so that
@@ -134,7 +141,11 @@ function asRefusal<T>(run: () => T): T {
  * Keys belong to the token's subject (without one, 400), and a replay is refused (403) to a token
  * that lacks a scope the document needs (the mutation's or a selected field's).
  */
-export function idempotentMutations(keys: Idempotency, answering: Answering): Plugin<Context> {
+export function idempotentMutations(
+  keys: Idempotency,
+  answering: Answering,
+  loadersIn: TransactionLoaders,
+): Plugin<Context> {
   const replayed = new WeakSet<Request>();
   const keyOf = (request: Request | undefined) =>
     request?.method === 'POST' ? (request.headers.get(IDEMPOTENCY_KEY) ?? undefined) : undefined;
@@ -219,7 +230,7 @@ export function idempotentMutations(keys: Idempotency, answering: Answering): Pl
           const domain = { ...graphqlContext.domain, ...scope };
           Object.assign(graphqlContext, {
             domain,
-            loaders: createLoaders(domain, createSharedReads(scope.db), { cache: false }),
+            loaders: loadersIn(domain, scope.db),
           });
           const result = (await executeFn(execution)) as ExecutionResult;
           if (fieldFailed(result)) throw new FailedMutation(result);

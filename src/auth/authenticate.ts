@@ -1,9 +1,9 @@
 import type { Context, MiddlewareHandler, Next } from 'hono';
-import { type TokenVerifier, viewerOf } from '../auth/tokens.js';
 import { anonymous } from '../domain/context.js';
 import { bearerChallenge, DomainError } from '../errors/catalogue.js';
-import type { AppEnv } from './env.js';
-import { errorResponse } from './error-response.js';
+import type { AppEnv } from '../http/env.js';
+import { errorResponse } from '../http/error-response.js';
+import { type TokenVerifier, viewerOf } from './tokens.js';
 
 /**
  * Sets the request's viewer from `Authorization: Bearer <JWT>`; no header means anonymous. A header

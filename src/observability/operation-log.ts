@@ -1,8 +1,8 @@
 import type { ExecutionArgs } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { operationOf } from '../graphql/plan/operation.js';
 import { noteErrorCode } from '../http/access-log-fields.js';
 import type { AccessLogFields } from '../http/env.js';
-import { operationOf } from './operation.js';
 
 type Fields = { accessLog?: AccessLogFields };
 

@@ -1,6 +1,6 @@
 import type { DocumentNode, GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { planOf } from './plan/index.js';
+import { planOf } from '../graphql/plan/index.js';
 
 /** The real sizes of the unpaged lists a request asks for, by schema coordinate. */
 export type ListSizes = ReadonlyMap<string, number>;

@@ -1,8 +1,8 @@
 import type { MiddlewareHandler } from 'hono';
 import { timeoutError } from '../errors/classify.js';
-import { Deadline } from './deadline.js';
-import type { AppEnv } from './env.js';
-import { errorResponse } from './error-response.js';
+import { Deadline } from '../http/deadline.js';
+import type { AppEnv } from '../http/env.js';
+import { errorResponse } from '../http/error-response.js';
 
 /** What a request's deadline promise settles with once the deadline has passed. */
 const EXPIRED = Symbol('expired');

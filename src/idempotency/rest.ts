@@ -2,15 +2,14 @@ import type { Context } from 'hono';
 import { createSharedReads } from '../db/shared-reads.js';
 import { noteErrorCode } from '../http/access-log-fields.js';
 import type { AppEnv } from '../http/env.js';
+import type { HandlerDeps, Method } from '../rest/kit/route.js';
 import {
   fingerprint,
   IDEMPOTENT_REPLAYED,
   type Idempotency,
   parseKey,
   type RecordedResponse,
-} from '../idempotency/keys.js';
-import { recordedError } from './errors.js';
-import type { HandlerDeps, Method } from './kit/route.js';
+} from './keys.js';
 
 /** The methods that take an `Idempotency-Key` (the others are idempotent already). */
 export const keyedMethods: readonly Method[] = ['post', 'patch'];
@@ -41,6 +40,15 @@ export function replay(recorded: RecordedResponse): Response {
   });
 }
 
+/** A REST write's key: whose it is, and how a failure is recorded for it. */
+export interface KeyedWrite {
+  keys: Idempotency;
+  /** The token's subject: a key belongs to it. */
+  caller: string;
+  /** The response a failure gets, as the key records it (the REST edge's: src/rest/errors.ts). */
+  recordError(error: unknown): RecordedResponse;
+}
+
 /**
  * Runs a REST write that carries an `Idempotency-Key`, for `caller` (the token's subject): the
  * first request with the key runs whole in one transaction, its response recorded in it; a retry
@@ -49,8 +57,7 @@ export function replay(recorded: RecordedResponse): Response {
  */
 export async function runIdempotent(
   c: Context<AppEnv>,
-  keys: Idempotency,
-  caller: string,
+  { keys, caller, recordError }: KeyedWrite,
   deps: HandlerDeps,
   run: (deps: HandlerDeps) => Promise<Response> | Response,
 ): Promise<Response> {
@@ -76,7 +83,7 @@ export async function runIdempotent(
       return { value: copy, response: recorded };
     });
   } catch (error) {
-    await begun.request.fail(recordedError(error, deps.config.limits));
+    await begun.request.fail(recordError(error));
     throw error;
   }
 }

@@ -1,44 +1,12 @@
-import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
-import type { DocumentNode, GraphQLError, GraphQLSchema } from 'graphql';
+import type { DocumentNode, GraphQLSchema } from 'graphql';
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
-import type { Limits } from '../config.js';
 import { isRecord } from '../domain/validation.js';
 import { refuseOperation } from '../errors/graphql.js';
+import { costModel, operationEstimate } from '../graphql/plan/index.js';
 import { noteOperationCost } from '../tracing/graphql.js';
-import { costModel, operationEstimate } from './plan/index.js';
 import type { AskedOperation, ListSizes, ListSizesContext } from './unpaged-lists.js';
 
 const tooComplex = (message: string) => refuseOperation('QUERY_TOO_COMPLEX', message);
-
-/**
- * Marks an armor rejection with the contract's code before armor throws it from validation, with
- * the status rule of every GraphQL request error (see `refuseOperation`).
- */
-function markTooComplex(_context: unknown, error: GraphQLError) {
-  // Armor words its refusals as parse errors; they are not.
-  error.message = error.message.replace(/^Syntax Error: /, '');
-  Object.assign(error.extensions, tooComplex(error.message).extensions);
-}
-
-const onReject = [markTooComplex];
-
-/**
- * Depth, alias and directive limits (graphql-armor). The token limit is the parser's
- * (`parseDocument`), the cost limit `costLimit`.
- */
-export function queryLimits(limits: Limits): Plugin {
-  return EnvelopArmorPlugin({
-    maxDepth: { n: limits.graphqlDepth, onReject },
-    maxAliases: { n: limits.graphqlAliases, onReject },
-    // Armor's token counter wraps the lexer in a Proxy: a trap on every read of the lexer, and a
-    // closure per token.
-    maxTokens: { enabled: false },
-    costLimit: { enabled: false },
-    maxDirectives: { onReject },
-    // Suggestions help explorers in GraphiQL; the schema is public anyway.
-    blockFieldSuggestion: { enabled: false },
-  }) as Plugin;
-}
 
 export interface CostRuleOptions {
   schema: GraphQLSchema;
@@ -96,7 +64,7 @@ export interface CostContext {
  * the operation is QUERY_TOO_COMPLEX and nothing runs; the refusal is thrown (as armor's limits are),
  * so that the validation kept by document (`documentRules`) never keeps a result that depends
  * on variables. Every transport goes through it. The estimate is left on the context, where the
- * cost budget and the response's `extensions.cost` read it (src/graphql/demand-control.ts).
+ * cost budget and the response's `extensions.cost` read it (src/cost/demand-control.ts).
  */
 export function costLimit(
   rule: CostRule,

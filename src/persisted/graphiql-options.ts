@@ -6,8 +6,8 @@ import {
   stripIgnoredCharacters,
 } from 'graphql';
 import type { GraphiQLOptions } from 'graphql-yoga';
-import type { DevelopmentToken } from '../auth/dev-secret.js';
-import type { PersistedManifest } from './persisted.js';
+import type { DevelopmentToken } from '../http/landing.js';
+import type { PersistedManifest } from './operations.js';
 
 const exampleQuery = `# Welcome to the Pet Store gateway. Press the run button to try this query.
 # REST API docs: /api/docs
