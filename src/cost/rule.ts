@@ -1,12 +1,10 @@
 import type { DocumentNode, GraphQLSchema } from 'graphql';
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import { isRecord } from '../domain/validation.js';
-import { refuseOperation } from '../errors/graphql.js';
+import { tooComplex } from '../errors/graphql.js';
 import { costModel, operationEstimate } from '../graphql/plan/index.js';
 import { noteOperationCost } from '../tracing/graphql.js';
 import type { AskedOperation, ListSizes, ListSizesContext } from './unpaged-lists.js';
-
-const tooComplex = (message: string) => refuseOperation('QUERY_TOO_COMPLEX', message);
 
 export interface CostRuleOptions {
   schema: GraphQLSchema;

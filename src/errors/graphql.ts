@@ -46,6 +46,10 @@ export function refuseOperation(code: ErrorCode, message: string): GraphQLError 
   });
 }
 
+/** QUERY_TOO_COMPLEX: a document or batch past a limit of its size or cost. */
+export const tooComplex = (message: string): GraphQLError =>
+  refuseOperation('QUERY_TOO_COMPLEX', message);
+
 /**
  * An error with no location that stands for others left out of a refusal, with the code and
  * status the first of them was sent with.

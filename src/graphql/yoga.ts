@@ -38,6 +38,7 @@ import { queryLimits } from '../limits/query-limits.js';
 import { eventCursors } from '../live/event-cursors.js';
 import { sharedEventResults } from '../live/shared-events.js';
 import { serverSentEvents } from '../live/sse.js';
+import type { GraphQLResult } from '../live/websocket.js';
 import type { Logger } from '../logger.js';
 import { graphqlMetrics } from '../observability/graphql-metrics.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -185,8 +186,6 @@ export interface ServerContext {
   /** The list items an HTTP request may still resolve (set by the edge, not the app). */
   listItemBudget?: ListItemBudget;
 }
-
-export type GraphQLResult = ExecutionResult | AsyncIterable<ExecutionResult>;
 
 export interface GraphQLEdge {
   readonly yoga: ReturnType<typeof createYogaServer>['yoga'];

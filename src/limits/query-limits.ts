@@ -2,9 +2,7 @@ import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import type { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Limits } from '../config.js';
-import { refuseOperation } from '../errors/graphql.js';
-
-const tooComplex = (message: string) => refuseOperation('QUERY_TOO_COMPLEX', message);
+import { tooComplex } from '../errors/graphql.js';
 
 /**
  * Marks an armor rejection with the contract's code before armor throws it from validation, with

@@ -26,7 +26,7 @@ import { type Handshake, traceHandshake } from '../tracing/http.js';
 /** The path WebSocket clients connect to: the same as GraphQL over HTTP. */
 export const WEBSOCKET_PATH = '/graphql';
 
-type GraphQLResult = ExecutionResult | AsyncIterable<ExecutionResult>;
+export type GraphQLResult = ExecutionResult | AsyncIterable<ExecutionResult>;
 
 /** What an operation sent over a WebSocket hands the GraphQL pipeline (its `ServerContext`). */
 interface SocketOperation {
