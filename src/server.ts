@@ -1,5 +1,6 @@
 // First: what V8 must know before the app's dependencies load (src/runtime/).
 import './runtime/wasm-baseline-tier.js';
+import './runtime/marking-pause.js';
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import { createApp } from './app.js';

@@ -4,6 +4,7 @@
  */
 // What the product's server sets about V8 before Prisma's client loads: the floors run as it does.
 import '../../src/runtime/wasm-baseline-tier.js';
+import '../../src/runtime/marking-pause.js';
 
 export { loadConfig } from '../../src/config.js';
 export { type Database, openDatabase } from '../../src/db/client.js';

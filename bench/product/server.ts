@@ -1,5 +1,6 @@
 // First, as in src/server.ts: what V8 must know before the app's dependencies load.
 import '../../src/runtime/wasm-baseline-tier.js';
+import '../../src/runtime/marking-pause.js';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';

@@ -18,13 +18,20 @@ async function residentAfterWorkload(mode: 'baseline' | 'plain'): Promise<number
  * tier because the optimising tier's code and memory stay resident. This fails when that stops
  * paying: Prisma's client compiles without WebAssembly, or V8's tiers no longer differ so.
  */
+/** Node 24's V8 (13): the tier saved nothing there (3 MB more), so the module leaves V8 as it is. */
+const setsTheTier = Number(process.versions.v8.split('.')[0]) < 13;
+
 describe.runIf(database === 'sqlite')('the WebAssembly baseline tier', () => {
-  it('leaves the app at least 25 MB smaller after the same start and reads', async () => {
-    const [baseline, plain] = await Promise.all([
-      residentAfterWorkload('baseline'),
-      residentAfterWorkload('plain'),
-    ]);
-    console.info(`resident memory: ${baseline} MB in the baseline tier, ${plain} MB without`);
-    expect(plain - baseline).toBeGreaterThanOrEqual(25);
-  }, 150_000);
+  it.runIf(setsTheTier)(
+    'leaves the app at least 25 MB smaller after the same start and reads',
+    async () => {
+      const [baseline, plain] = await Promise.all([
+        residentAfterWorkload('baseline'),
+        residentAfterWorkload('plain'),
+      ]);
+      console.info(`resident memory: ${baseline} MB in the baseline tier, ${plain} MB without`);
+      expect(plain - baseline).toBeGreaterThanOrEqual(25);
+    },
+    150_000,
+  );
 });
