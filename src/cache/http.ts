@@ -100,6 +100,19 @@ async function contentOf(response: Response): Promise<Content> {
   return { body: await response.text(), headers: Object.fromEntries(response.headers) };
 }
 
+/** A 200 JSON answer's body and headers: the parts the edge made it of, else read back from it. */
+async function jsonContentOf(c: Context<AppEnv>): Promise<Content | undefined> {
+  const made = c.get('answerParts');
+  if (made?.response === c.res) return made;
+  return isJson200(c.res) ? contentOf(c.res) : undefined;
+}
+
+/** Validators on a 200 JSON answer to a read that is not kept. */
+async function validate(c: Context<AppEnv>): Promise<void> {
+  const content = await jsonContentOf(c);
+  if (content) addValidators(c, content);
+}
+
 /**
  * A 200 answer with its validators, or 304 when `If-None-Match` names its tag (GET and HEAD).
  * `headers` are lower-case names, as a web `Headers` gives them.
@@ -164,7 +177,7 @@ export interface ResponseCacheOptions {
 export function responseCache({ store, metrics }: ResponseCacheOptions): MiddlewareHandler<AppEnv> {
   const validated = async (c: Context<AppEnv>, next: Next) => {
     await next();
-    if (isJson200(c.res)) addValidators(c, await contentOf(c.res));
+    await validate(c);
   };
   // Not async: a POST or another write (a GraphQL operation) gets no validators, and no promise here.
   const uncached: MiddlewareHandler<AppEnv> = (c, next) =>
@@ -191,14 +204,13 @@ export function responseCache({ store, metrics }: ResponseCacheOptions): Middlew
       if (answered) results = cachedResults(answered);
     });
     await next();
-    if (!isJson200(c.res)) return;
     // A GraphQL answer is kept as its results, which the edge hands over with its tags.
-    if (!tags || (edge === 'graphql' && !results)) {
-      if (isRead(c.req.method)) addValidators(c, await contentOf(c.res));
-      return;
-    }
-    const { body, headers: answered } = await contentOf(c.res);
-    const content = results ? { results } : { body };
+    if (!tags || (edge === 'graphql' && !results))
+      return isRead(c.req.method) ? validate(c) : undefined;
+    const content = await jsonContentOf(c);
+    if (!content) return;
+    const { body, headers: answered } = content;
+    const kept = results ? { results } : { body };
     const headers: Record<string, string> = {};
     for (const name of keptHeaders) {
       const value = answered[name];
@@ -207,7 +219,7 @@ export function responseCache({ store, metrics }: ResponseCacheOptions): Middlew
     const usage = c.get('usageNote')?.coordinates;
     const response: CachedResponse = {
       headers,
-      ...content,
+      ...kept,
       // The edge's (a REST resource's version), else a hash of what is kept (without reports).
       etag: answered.etag ?? strongETag(results ? resultsJson(results) : body),
       ...(usage ? { usage } : {}),

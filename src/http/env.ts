@@ -70,6 +70,13 @@ export interface CostAccount {
 }
 
 /** Per-request values that app-level middleware hands to the edges (GraphQL and REST). */
+/** A 200 JSON answer and what it was made of: its text and its headers (lower-case names). */
+export interface AnswerParts {
+  readonly response: Response;
+  readonly body: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
 export interface AppEnv {
   Variables: {
     requestId: string;
@@ -86,6 +93,11 @@ export interface AppEnv {
     accessLog: AccessLogFields;
     /** The request's time limit: its signal aborts when the request runs past it. */
     deadline: Deadline;
+    /**
+     * What a JSON read's answer was made of (the REST kit notes it, src/rest/kit/respond.ts): the
+     * HTTP validators use these parts instead of reading the answer's body and headers back.
+     */
+    answerParts: AnswerParts | undefined;
     /** Set by the response cache on a public read it may keep (src/cache/http.ts): `Cacheable`. */
     cacheable: Cacheable | undefined;
     /**

@@ -3,31 +3,33 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { strongETag } from '../../cache/validators.js';
 import { versionOf } from '../../domain/versions.js';
 import { JSON_CONTENT_TYPE } from '../../http/content-type.js';
+import type { AppEnv } from '../../http/env.js';
 import { stringifyJson } from './json.js';
 
 export { JSON_CONTENT_TYPE };
 
 /**
  * A JSON response; bigints are written as exact JSON numbers. A read's answer carries a strong
- * ETag: the resource's version when the caller names it, else one computed here from the text (the
- * HTTP validators would otherwise read the body back).
+ * ETag: the resource's version when the caller names it, else one computed here from the text. A
+ * read notes the parts it made its answer of (`answerParts`): the HTTP validators take them as they
+ * are, where reading an answer's body and headers back would build a full web `Response`.
  */
 export function sendJson(
-  c: Context,
+  c: Context<AppEnv>,
   status: ContentfulStatusCode,
   body: unknown,
   headers: Record<string, string> = {},
 ): Response {
   const text = stringifyJson(body);
   const read = status === 200 && (c.req.method === 'GET' || c.req.method === 'HEAD');
-  return new Response(text, {
-    status,
-    headers: {
-      'content-type': JSON_CONTENT_TYPE,
-      ...(read && headers.etag === undefined ? { etag: strongETag(text) } : {}),
-      ...headers,
-    },
-  });
+  const answered = {
+    'content-type': JSON_CONTENT_TYPE,
+    ...(read && headers.etag === undefined ? { etag: strongETag(text) } : {}),
+    ...headers,
+  };
+  const response = new Response(text, { status, headers: answered });
+  if (read) c.set('answerParts', { response, body: text, headers: answered });
+  return response;
 }
 
 /**
