@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import type { Context, MiddlewareHandler, Next } from 'hono';
 import type { AppEnv } from '../http/env.js';
-import { replaceResponse } from '../http/response-header.js';
+import { answerFromParts, replaceResponse } from '../http/response-header.js';
 import type { Metrics } from '../observability/metrics.js';
 import { type CachedResults, cachedResults, resultsJson } from './result.js';
 import type { CachedResponse, CacheStore } from './store.js';
@@ -123,13 +123,16 @@ function withValidators(
   headers: Readonly<Record<string, string>>,
   etag: string,
 ): Response {
-  const validated: Record<string, string> = { ...headers, etag, 'cache-control': cacheControl(c) };
+  const validated: Record<string, string> = {};
+  for (const name in headers) validated[name] = headers[name] as string;
+  validated.etag = etag;
+  validated['cache-control'] = cacheControl(c);
   if (ifNoneMatch(c.req.header('if-none-match'), etag)) {
     delete validated['content-type'];
     delete validated['content-length'];
     return new Response(null, { status: 304, headers: validated });
   }
-  return new Response(body, { status: 200, headers: validated });
+  return answerFromParts(c, body, validated);
 }
 
 /**

@@ -1,8 +1,10 @@
+import { request as httpRequest } from 'node:http';
 import { expect, it } from 'vitest';
 import { allRoutes } from '../../src/rest/routes/index.js';
 import { describeDb, useTestApp } from '../helpers/app.js';
 import { anonymous, withAuthorization } from '../helpers/client.js';
 import { makeCategory, makeOrder, makePet } from '../helpers/factories.js';
+import { serveApp } from '../helpers/live.js';
 import { expectError, rest } from '../helpers/rest.js';
 
 const allScopes = ['pets:write', 'orders:read', 'orders:write', 'inventory:write'];
@@ -135,5 +137,33 @@ describeDb('authorisation over REST', () => {
       setTimeout(resolve, Math.max(0, exp * 1000 - Date.now()) + 1100),
     );
     expectError(await read(), 401, 'UNAUTHENTICATED', /expired/);
+  });
+
+  it('over real HTTP, reads a repeated Authorization as one invalid value, not as its first', async () => {
+    const served = await serveApp(app());
+    // Node keeps the first of a repeated Authorization; the server must see both, as fetch would.
+    const post = (authorization: string | string[]) =>
+      new Promise<number>((resolve, reject) => {
+        const request = httpRequest(
+          `${served.url}/api/categories`,
+          { method: 'POST' },
+          (answer) => {
+            answer.resume();
+            resolve(answer.statusCode ?? 0);
+          },
+        );
+        request.setHeader('authorization', authorization);
+        request.setHeader('content-type', 'application/json');
+        request.on('error', reject);
+        request.end(JSON.stringify({ name: `Repeated ${Math.random()}` }));
+      });
+    try {
+      const valid = await bearer(['pets:write']);
+      expect(await post(valid)).toBe(201);
+      expect(await post([valid, valid])).toBe(401);
+      expect(await post([valid, 'Bearer nonsense'])).toBe(401);
+    } finally {
+      await served.close();
+    }
   });
 });

@@ -4,6 +4,7 @@ import { strongETag } from '../../cache/validators.js';
 import { versionOf } from '../../domain/versions.js';
 import { JSON_CONTENT_TYPE } from '../../http/content-type.js';
 import type { AppEnv } from '../../http/env.js';
+import { answerFromParts } from '../../http/response-header.js';
 import { stringifyJson } from './json.js';
 
 export { JSON_CONTENT_TYPE };
@@ -11,7 +12,7 @@ export { JSON_CONTENT_TYPE };
 /**
  * A JSON response; bigints are written as exact JSON numbers. A read's answer carries a strong
  * ETag: the resource's version when the caller names it, else one computed here from the text. A
- * read notes the parts it made its answer of (`answerParts`): the HTTP validators take them as they
+ * read's answer is made from its parts (`answerFromParts`): the HTTP validators take them as they
  * are, where reading an answer's body and headers back would build a full web `Response`.
  */
 export function sendJson(
@@ -22,14 +23,12 @@ export function sendJson(
 ): Response {
   const text = stringifyJson(body);
   const read = status === 200 && (c.req.method === 'GET' || c.req.method === 'HEAD');
-  const answered = {
-    'content-type': JSON_CONTENT_TYPE,
-    ...(read && headers.etag === undefined ? { etag: strongETag(text) } : {}),
-    ...headers,
-  };
-  const response = new Response(text, { status, headers: answered });
-  if (read) c.set('answerParts', { response, body: text, headers: answered });
-  return response;
+  const answered: Record<string, string> = { 'content-type': JSON_CONTENT_TYPE };
+  if (read && headers.etag === undefined) answered.etag = strongETag(text);
+  for (const name in headers) answered[name] = headers[name] as string;
+  return read
+    ? answerFromParts(c, text, answered)
+    : new Response(text, { status, headers: answered });
 }
 
 /**
