@@ -24,16 +24,22 @@ function timed(url: string, query: string, after: string, accept: string) {
     const request = http.request(`${url}/graphql`, {
       method: 'POST',
       agent: false,
-      headers: { 'content-type': 'application/json', accept, 'content-length': Buffer.byteLength(body) },
+      headers: {
+        'content-type': 'application/json',
+        accept,
+        'content-length': Buffer.byteLength(body),
+      },
     });
     request.once('error', reject);
     request.once('response', (response) => {
-      if (response.statusCode !== 200) reject(new Error(`the page answered ${response.statusCode}`));
+      if (response.statusCode !== 200)
+        reject(new Error(`the page answered ${response.statusCode}`));
       response.setEncoding('utf8');
       response.on('data', (chunk: string) => {
         text += chunk;
         // The first part is whole once the boundary after it has come.
-        if (Number.isNaN(first) && text.indexOf('\r\n---', 4) > 0) first = performance.now() - start;
+        if (Number.isNaN(first) && text.indexOf('\r\n---', 4) > 0)
+          first = performance.now() - start;
       });
       response.on('end', () => {
         const whole = performance.now() - start;
@@ -68,7 +74,12 @@ export async function measureDeferred(
   for (let i = 0; i < requests + 20; i++) {
     const after = cursorOf(fixture.afterIds[i % fixture.afterIds.length] as number);
     const a = await timed(product.url, petsPage, after, 'application/json');
-    const b = await timed(product.url, petsPageDeferred, after, 'multipart/mixed;deferSpec=20220824');
+    const b = await timed(
+      product.url,
+      petsPageDeferred,
+      after,
+      'multipart/mixed;deferSpec=20220824',
+    );
     if (i < 20) continue; // warm-up
     plain.push(a.whole);
     first.push(b.first);

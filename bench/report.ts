@@ -1,8 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
+import type { DeferredResult } from './deferred.js';
 import type { BenchDatabase } from './fixture.js';
 import type { Measurement, Plan, ServerFigures } from './measure.js';
 import type { Spread } from './stats.js';
-import type { DeferredResult } from './deferred.js';
 import type { SubscribersResult } from './subscribers.js';
 import type { TargetCheck } from './targets.js';
 

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { fail, parseCommand, UsageError } from '../src/cli.js';
+import { type DeferredResult, formatDeferred, measureDeferred } from './deferred.js';
 import {
   type BenchDatabase,
   benchTarget,
@@ -31,7 +32,6 @@ import {
   writeReport,
 } from './report.js';
 import { type Scenario, scenarios } from './scenarios.js';
-import { type DeferredResult, formatDeferred, measureDeferred } from './deferred.js';
 import { formatSubscribers, measureSubscribers, type SubscribersResult } from './subscribers.js';
 import { checkTargets } from './targets.js';
 import { verifyScenario } from './verify.js';
@@ -77,8 +77,7 @@ if (!Number.isInteger(pets) || pets < 200)
   fail(bench, new UsageError('--pets must be an integer ≥ 200'));
 const only = options.only?.split(',').map((name) => name.trim());
 const unknown =
-  only?.filter((name) => !ownTerms.includes(name) && !scenarios.some((s) => s.name === name)) ??
-  [];
+  only?.filter((name) => !ownTerms.includes(name) && !scenarios.some((s) => s.name === name)) ?? [];
 if (unknown.length > 0) fail(bench, new UsageError(`unknown scenario ${unknown.join(', ')}`));
 const selected = scenarios.filter((s) => !only || only.includes(s.name));
 const databases = options.databases.split(',').map((name) => name.trim());
@@ -216,7 +215,9 @@ async function benchDatabase(fixture: Fixture): Promise<ScenarioResult[]> {
     }
     if (!only || only.includes(DEFERRED)) {
       progress(`${database} ${DEFERRED}: the page, plain and deferred, one at a time…`);
-      deferred.push(await measureDeferred(product, fixture, { requests: options.quick ? 50 : 200 }));
+      deferred.push(
+        await measureDeferred(product, fixture, { requests: options.quick ? 50 : 200 }),
+      );
     }
   } finally {
     await Promise.all([

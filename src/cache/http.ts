@@ -1,8 +1,8 @@
 import { hash } from 'node:crypto';
 import type { Context, MiddlewareHandler, Next } from 'hono';
 import type { AppEnv } from '../http/env.js';
-import { completeAnswer, isStreamedType } from '../incremental/render.js';
 import { replaceResponse } from '../http/response-header.js';
+import { completeAnswer, isStreamedType } from '../incremental/render.js';
 import type { Metrics } from '../observability/metrics.js';
 import { type CachedResults, cachedResults, resultsJson } from './result.js';
 import type { CachedResponse, CacheStore } from './store.js';

@@ -32,9 +32,9 @@ import type {
 import { renderGraphiQLPage } from '../http/graphiql.js';
 import type { DevelopmentToken } from '../http/landing.js';
 import { idempotentMutations } from '../idempotency/graphql.js';
+import type { Idempotency } from '../idempotency/keys.js';
 import { incrementalDelivery } from '../incremental/plugin.js';
 import { withIncrementalRules } from '../incremental/rules.js';
-import type { Idempotency } from '../idempotency/keys.js';
 import { boundedErrors, boundedValidation, boundResults } from '../limits/bounded-errors.js';
 import { queryLimits } from '../limits/query-limits.js';
 import { eventCursors } from '../live/event-cursors.js';

@@ -53,8 +53,7 @@ export const IncrementalDirectivesRule: ValidationRule = (
       const name = node.name.value;
       if (!incremental.has(name)) return;
       if (inFragment) usingFragments.add(inFragment);
-      if (inOperation && inOperation.operation !== 'query')
-        notInQuery(node, inOperation.operation);
+      if (inOperation && inOperation.operation !== 'query') notInQuery(node, inOperation.operation);
       if (name === 'stream') {
         const type = context.getType();
         if (type && !isListType(getNullableType(type)))
@@ -88,5 +87,10 @@ export const IncrementalDirectivesRule: ValidationRule = (
 /** A validation with the incremental rule beside the rules it is given. */
 export function withIncrementalRules(validation: typeof validate): typeof validate {
   return (schema, document, rules, ...rest) =>
-    validation(schema, document, [...(rules ?? specifiedRules), IncrementalDirectivesRule], ...rest);
+    validation(
+      schema,
+      document,
+      [...(rules ?? specifiedRules), IncrementalDirectivesRule],
+      ...rest,
+    );
 }

@@ -45,7 +45,9 @@ function concretePaths(data: unknown, keys: readonly string[], expandLast: boole
   const found: Path[] = [];
   const descend = (value: unknown, at: number, path: (string | number)[]) => {
     if (Array.isArray(value) && (at < keys.length || expandLast)) {
-      value.forEach((item, index) => descend(item, at, [...path, index]));
+      value.forEach((item, index) => {
+        descend(item, at, [...path, index]);
+      });
       return;
     }
     if (value === null || typeof value !== 'object') return;
@@ -139,7 +141,12 @@ export async function* inSpecV02(
       }
       const { id } = announce('defer', entry.path, entry.label, pending);
       // A fragment whose non-null field failed has no data: it completes with its errors.
-      if (entry.data) incremental.push({ id, data: entry.data, ...(entry.errors ? { errors: entry.errors } : {}) });
+      if (entry.data)
+        incremental.push({
+          id,
+          data: entry.data,
+          ...(entry.errors ? { errors: entry.errors } : {}),
+        });
       if (open.delete(id))
         completed.push({ id, ...(!entry.data && entry.errors ? { errors: entry.errors } : {}) });
     }

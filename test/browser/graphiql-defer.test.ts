@@ -16,13 +16,13 @@ import {
  */
 const postgresUrl = inject('postgresUrl');
 const schema = `gq_${randomBytes(6).toString('hex')}`;
-const ownDatabase =
+const ownDatabase: { DATABASE_URL?: string } =
   database === 'postgresql' && postgresUrl
     ? { DATABASE_URL: `${postgresUrl}${postgresUrl.includes('?') ? '&' : '?'}schema=${schema}` }
     : {};
 
 describeBrowser('a deferred query in GraphiQL, in Chromium', { timeout: 60_000 }, () => {
-  const started = useServerAndBrowser(ownDatabase);
+  const started = useServerAndBrowser({ ...ownDatabase });
   afterAll(async () => {
     if (!ownDatabase.DATABASE_URL) return;
     const client = new pg.Client({ connectionString: postgresUrl ?? undefined });

@@ -12,7 +12,10 @@ export function multipartParts(body: string): Record<string, unknown>[] {
 }
 
 /** The `next` events' JSON of a `text/event-stream` answer, and whether it ended with `complete`. */
-export function eventStreamParts(body: string): { parts: Record<string, unknown>[]; completed: boolean } {
+export function eventStreamParts(body: string): {
+  parts: Record<string, unknown>[];
+  completed: boolean;
+} {
   const parts: Record<string, unknown>[] = [];
   let completed = false;
   for (const message of body.split('\n\n')) {
@@ -77,7 +80,8 @@ export function assemble(parts: Json[], spec: '2022' | 'v0.2'): Json {
   });
   for (const part of rest) {
     if (spec === 'v0.2') {
-      for (const announced of (part.pending ?? []) as Json[]) pending.set(announced.id as string, announced as never);
+      for (const announced of (part.pending ?? []) as Json[])
+        pending.set(announced.id as string, announced as never);
     }
     for (const entry of (part.incremental ?? []) as Json[]) {
       const base =

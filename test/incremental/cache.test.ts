@@ -14,7 +14,10 @@ const Stock = `query Stock($id: ID!) {
 
 function get(app: TestApp, params: Record<string, unknown>, accept: string) {
   const search = new URLSearchParams(
-    Object.entries(params).map(([key, value]) => [key, typeof value === 'string' ? value : JSON.stringify(value)]),
+    Object.entries(params).map(([key, value]) => [
+      key,
+      typeof value === 'string' ? value : JSON.stringify(value),
+    ]),
   );
   return app.fetch(new Request(`${URL_BASE}/graphql?${search}`, { headers: { accept } }));
 }
@@ -28,7 +31,8 @@ async function setStock(app: TestApp, petId: bigint, quantity: number) {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: app.authorization },
       body: JSON.stringify({
-        query: 'mutation ($id: ID!, $q: Int!) { updateInventory(petId: $id, input: { quantity: $q }) { quantity } }',
+        query:
+          'mutation ($id: ID!, $q: Int!) { updateInventory(petId: $id, input: { quantity: $q }) { quantity } }',
         variables: { id: String(petId), q: quantity },
       }),
     }),
@@ -49,7 +53,14 @@ describeDb('@defer through the response cache', () => {
       const before = await scrape(app());
       const first = multipartParts(await (await get(app(), params, accept)).text());
       expect(first.length).toBeGreaterThan(1);
-      const whole = { pet: { id: String(pet.id), name: pet.name, inventory: { quantity: 4 }, status: 'available' } };
+      const whole = {
+        pet: {
+          id: String(pet.id),
+          name: pet.name,
+          inventory: { quantity: 4 },
+          status: 'available',
+        },
+      };
       expect(assemble(first, spec)).toEqual(whole);
 
       // The same request: a hit, the complete result in one part (never a part kept on its own).
@@ -88,8 +99,12 @@ describeDb('@defer through the response cache', () => {
     const extensions = { persistedQuery: { version: 1, sha256Hash: sha256(Stock) } };
     const variables = { id: String(pet.id) };
     const accept = 'multipart/mixed;incrementalSpec=v0.2';
-    const unknown = multipartParts(await (await get(app(), { variables, extensions }, accept)).text());
-    expect(unknown[0]?.errors).toMatchObject([{ extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } }]);
+    const unknown = multipartParts(
+      await (await get(app(), { variables, extensions }, accept)).text(),
+    );
+    expect(unknown[0]?.errors).toMatchObject([
+      { extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } },
+    ]);
     const registered = await app().fetch(
       new Request(`${URL_BASE}/graphql`, {
         method: 'POST',
@@ -99,10 +114,14 @@ describeDb('@defer through the response cache', () => {
     );
     expect(multipartParts(await registered.text()).length).toBeGreaterThan(1);
     // By its hash alone: streamed, then (the same GET again) the kept complete result, one part.
-    const byHash = multipartParts(await (await get(app(), { variables, extensions }, accept)).text());
+    const byHash = multipartParts(
+      await (await get(app(), { variables, extensions }, accept)).text(),
+    );
     expect(byHash.length).toBeGreaterThan(1);
     expect(assemble(byHash, 'v0.2')).toMatchObject({ pet: { inventory: { quantity: 6 } } });
-    const again = multipartParts(await (await get(app(), { variables, extensions }, accept)).text());
+    const again = multipartParts(
+      await (await get(app(), { variables, extensions }, accept)).text(),
+    );
     expect(again).toHaveLength(1);
     expect(again[0]?.data).toEqual(assemble(byHash, 'v0.2'));
   });
