@@ -353,7 +353,7 @@ function createYogaServer(
     eventCursors(),
     // After the hooks that read a streamed query's parts in the 2022 format (demand control, the
     // cache's tags): it writes them in the format the client asked for.
-    incrementalDelivery(),
+    incrementalDelivery(maskError),
     serverSentEvents(),
     // Last: it wraps the execution the others prepared (the mutation's loaders, its signal).
     idempotentMutations(idempotency, { mask: maskError, bounds: limits }, (domain, db) =>

@@ -6,6 +6,7 @@ import {
   describeBrowser,
   foreignRequests,
   saveScreenshot,
+  typeInGraphiQL,
   useServerAndBrowser,
 } from '../helpers/browser.js';
 
@@ -35,16 +36,12 @@ describeBrowser('a deferred query in GraphiQL, in Chromium', { timeout: 60_000 }
     const { server, browser } = started();
     const page = await browser.context.newPage();
     const foreign = foreignRequests(page, server.url);
-    await page.goto(`${server.url}/graphql`);
-    const run = page.getByRole('button', { name: /^Execute query/ });
-    await run.waitFor();
-    await page.locator('.graphiql-query-editor .monaco-editor').first().click();
-    await page.keyboard.press('Control+A');
-    await page.keyboard.insertText(
+    const run = await typeInGraphiQL(
+      page,
+      server.url,
       'query RexLater { pet(id: "1") { name ... @defer(label: "stock") { inventory { quantity } } } }',
+      'RexLater',
     );
-    await page.keyboard.press('Home');
-    await page.locator('.graphiql-tab', { hasText: 'RexLater' }).waitFor();
     const answered = page.waitForResponse((response) => response.url().includes('/graphql'));
 
     const pane = page.locator('.result-window');

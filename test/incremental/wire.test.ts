@@ -148,3 +148,47 @@ describeDb('@defer and @stream on the wire', () => {
     }
   });
 });
+
+describeDb('@defer and @stream under the scopes and the list-item cap', () => {
+  const app = useTestApp({ GRAPHQL_MAX_LIST_ITEMS: '4', RESPONSE_CACHE_TTL_MS: '60000' });
+
+  it('fails a deferred field that needs a scope locally, in its part, in the Error shape', async () => {
+    const pet = await makePet(app());
+    const query = `query ($id: ID!) { pet(id: $id) { name ... @defer(label: "orders") { orders(first: 2) { totalCount } } } }`;
+    const response = await post(
+      app(),
+      query,
+      { id: String(pet.id) },
+      'multipart/mixed;incrementalSpec=v0.2',
+    );
+    const parts = multipartParts(await response.text());
+    expect(parts[0]).toMatchObject({ data: { pet: { name: pet.name } }, pending: [{ id: '0' }] });
+    const deferred = (
+      parts[1]?.incremental as { id: string; data: unknown; errors: unknown[] }[]
+    )[0];
+    expect(deferred).toMatchObject({ id: '0', data: { orders: null } });
+    expect(deferred?.errors).toMatchObject([
+      { path: ['pet', 'orders'], extensions: { code: 'UNAUTHENTICATED', status: 401 } },
+    ]);
+  });
+
+  it('refuses a stream past the list-item cap as if inline: one part, no data, never kept', async () => {
+    const category = await makeCategory(app());
+    for (let i = 0; i < 6; i++) await makePet(app(), { categoryId: category.id });
+    const query = `query ($c: ID) { pets(first: 6, categoryId: $c) { edges @stream(initialCount: 1) { node { id } } } }`;
+    const variables = { c: String(category.id) };
+    for (const _ of [1, 2]) {
+      const response = await post(app(), query, variables, 'multipart/mixed;deferSpec=20220824');
+      // The page's items are counted as the page resolves, before any item streams; the second
+      // request is refused again (an answer with an error is never kept).
+      const parts = multipartParts(await response.text());
+      expect(parts).toHaveLength(1);
+      expect(parts[0]).toMatchObject({
+        data: null,
+        errors: [
+          { path: ['pets', 'edges'], extensions: { code: 'QUERY_TOO_COMPLEX', status: 400 } },
+        ],
+      });
+    }
+  });
+});
