@@ -1,6 +1,7 @@
-import type { GraphQLError } from 'graphql';
+import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { isAsyncIterable } from 'graphql-yoga';
+import { timeoutError } from '../errors/classify.js';
 import type { IncrementalSite } from '../graphql/plan/index.js';
 import type { Streamed } from './format.js';
 import type { Payload2022 } from './merge.js';
@@ -53,17 +54,54 @@ async function* masked(
 }
 
 /**
+ * The parts until the request's deadline: a part still to come then is not waited for, and a
+ * last part says TIMEOUT instead (the time limit holds for a streamed query as for one answer,
+ * whose limit ends when it is ready). The executor's iterator is returned, so it stops.
+ */
+async function* untilDeadline(
+  parts: AsyncIterable<Payload2022>,
+  at: number,
+  mask: (error: GraphQLError) => Error,
+): AsyncGenerator<Payload2022> {
+  const iterator = parts[Symbol.asyncIterator]();
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    for (;;) {
+      const expired = new Promise<'expired'>((resolve) => {
+        timer = setTimeout(() => resolve('expired'), Math.max(0, at - performance.now()));
+      });
+      const next = await Promise.race([iterator.next(), expired]);
+      clearTimeout(timer);
+      if (next === 'expired') {
+        const error = mask(
+          new GraphQLError(timeoutError().message, { originalError: timeoutError() }),
+        );
+        yield { errors: [error as GraphQLError], hasNext: false };
+        return;
+      }
+      if (next.done) return;
+      yield next.value;
+    }
+  } finally {
+    clearTimeout(timer);
+    Promise.resolve(iterator.return?.()).catch(() => {});
+  }
+}
+
+/**
  * Writes a streamed query's parts in the format its client asked for, last among the hooks that
  * read them (demand control's report, the response cache's complete result read the 2022
  * parts), their errors masked by `mask` (the edge's masker).
  */
 export function incrementalDelivery(mask: (error: GraphQLError) => Error): Plugin {
   return {
-    onResultProcess({ request, result, setResult }) {
+    onResultProcess({ request, result, setResult, serverContext }) {
       const conversion = conversions.get(request);
       if (!conversion || !isAsyncIterable(result)) return;
       conversions.delete(request);
-      const parts = masked(result as AsyncIterable<Payload2022>, mask);
+      const deadline = (serverContext as { deadline?: { at: number } }).deadline;
+      const streamed = result as AsyncIterable<Payload2022>;
+      const parts = masked(deadline ? untilDeadline(streamed, deadline.at, mask) : streamed, mask);
       setResult(
         (conversion.format.spec === 'v0.2'
           ? inSpecV02(parts, conversion.sites, conversion.variables)

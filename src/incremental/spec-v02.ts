@@ -151,10 +151,13 @@ export async function* inSpecV02(
         completed.push({ id, ...(!entry.data && entry.errors ? { errors: entry.errors } : {}) });
     }
     if (payload.hasNext === false) {
-      for (const id of open) completed.push({ id });
+      // What never came (the time limit ended the answer) completes with the reason.
+      for (const id of open)
+        completed.push({ id, ...(payload.errors ? { errors: payload.errors } : {}) });
       open.clear();
     }
     yield {
+      ...(payload.errors && completed.length === 0 ? { errors: payload.errors } : {}),
       ...(pending.length > 0 ? { pending } : {}),
       ...(incremental.length > 0 ? { incremental } : {}),
       ...(completed.length > 0 ? { completed } : {}),
