@@ -163,9 +163,10 @@ describeDb('@defer and @stream under the scopes and the list-item cap', () => {
     );
     const parts = multipartParts(await response.text());
     expect(parts[0]).toMatchObject({ data: { pet: { name: pet.name } }, pending: [{ id: '0' }] });
-    const deferred = (
-      parts[1]?.incremental as { id: string; data: unknown; errors: unknown[] }[]
-    )[0];
+    const incremental = parts[1]?.incremental as
+      | { id: string; data: unknown; errors: unknown[] }[]
+      | undefined;
+    const deferred = incremental?.[0];
     expect(deferred).toMatchObject({ id: '0', data: { orders: null } });
     expect(deferred?.errors).toMatchObject([
       { path: ['pet', 'orders'], extensions: { code: 'UNAUTHENTICATED', status: 401 } },
