@@ -11,6 +11,10 @@ export const petById = 'query PetById($id: ID!) { pet(id: $id) { id name categor
 export const petsPage =
   'query PetsPage($after: String, $first: Int = 100) { pets(first: $first, after: $after) { edges { node { id name status category { name } inventory { quantity } } } pageInfo { hasNextPage endCursor } } }';
 
+/** The same page with each pet's stock deferred (@defer, src/incremental/). */
+export const petsPageDeferred =
+  'query PetsPageDeferred($after: String, $first: Int = 100) { pets(first: $first, after: $after) { edges { node { id name status category { name } ... @defer(label: "stock") { inventory { quantity } } } } pageInfo { hasNextPage endCursor } } }';
+
 export const placeOrder =
   'mutation PlaceOrder($input: NewOrder!) { placeOrder(input: $input) { id petId quantity complete } }';
 

@@ -1,4 +1,5 @@
 import { mkdir, writeFile } from 'node:fs/promises';
+import type { DeferredResult } from './deferred.js';
 import type { BenchDatabase } from './fixture.js';
 import type { Measurement, Plan, ServerFigures } from './measure.js';
 import type { Spread } from './stats.js';
@@ -42,6 +43,8 @@ export interface Report {
   targets: TargetCheck[];
   /** The SSE subscribers scenario, per database, when it ran. */
   subscribers: SubscribersResult[];
+  /** The deferred page, per database, when it ran. */
+  deferred: DeferredResult[];
 }
 
 const databaseNames: Record<BenchDatabase, string> = {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { fail, parseCommand, UsageError } from '../src/cli.js';
+import { type DeferredResult, formatDeferred, measureDeferred } from './deferred.js';
 import {
   type BenchDatabase,
   benchTarget,
@@ -37,6 +38,9 @@ import { verifyScenario } from './verify.js';
 
 /** The scenario of 1,000 SSE subscribers, measured on its own terms (no baseline, no autocannon). */
 const SUBSCRIBERS = 'sse-subscribers';
+/** The 100-pet page with its stock deferred: time to its first part (bench/deferred.ts). */
+const DEFERRED = 'graphql-pets-deferred';
+const ownTerms = [SUBSCRIBERS, DEFERRED];
 /**
  * How long the product stays idle after its start before its resident memory is read: V8's memory
  * reducer gives back what the start grew only once the process has been idle a few seconds.
@@ -50,7 +54,7 @@ database of its own (bench/README.md), and writes the report to bench/results/.
   --pets <n>       pets in the bench database (default 10000)
   --databases <l>  sqlite,postgresql (default both); PostgreSQL at BENCH_POSTGRES_URL
                    (default ${DEFAULT_POSTGRES_URL}), in a schema of the run's own
-  --only <names>   comma-separated scenarios: ${[...scenarios.map((s) => s.name), SUBSCRIBERS].join(', ')}
+  --only <names>   comma-separated scenarios: ${[...scenarios.map((s) => s.name), ...ownTerms].join(', ')}
   --profile        write a CPU profile of every saturation run, a file per database, scenario,
                    role (product, floor, baseline, reference) and round, to
                    bench/results/profiles/<the run's start>/ (bench/profile.ts reads them)`;
@@ -73,7 +77,7 @@ if (!Number.isInteger(pets) || pets < 200)
   fail(bench, new UsageError('--pets must be an integer ≥ 200'));
 const only = options.only?.split(',').map((name) => name.trim());
 const unknown =
-  only?.filter((name) => name !== SUBSCRIBERS && !scenarios.some((s) => s.name === name)) ?? [];
+  only?.filter((name) => !ownTerms.includes(name) && !scenarios.some((s) => s.name === name)) ?? [];
 if (unknown.length > 0) fail(bench, new UsageError(`unknown scenario ${unknown.join(', ')}`));
 const selected = scenarios.filter((s) => !only || only.includes(s.name));
 const databases = options.databases.split(',').map((name) => name.trim());
@@ -96,6 +100,7 @@ const load = startLoadGenerator();
 const results: ScenarioResult[] = [];
 const idle: IdleMemory[] = [];
 const subscribers: SubscribersResult[] = [];
+const deferred: DeferredResult[] = [];
 try {
   for (const database of databases as BenchDatabase[]) {
     progress(`${database}: creating the bench database: ${pets} pets…`);
@@ -117,9 +122,11 @@ try {
     idle,
     targets: checkTargets(results, idle),
     subscribers,
+    deferred,
   };
   console.log(formatReport(report));
   if (subscribers.length > 0) console.log(`\n${formatSubscribers(subscribers)}`);
+  if (deferred.length > 0) console.log(`\n${formatDeferred(deferred)}`);
   progress(`\nJSON: ${await writeReport(report, resultsDir)}`);
   if (options.profile) progress(`CPU profiles: ${profilesDir}`);
 } finally {
@@ -205,6 +212,12 @@ async function benchDatabase(fixture: Fixture): Promise<ScenarioResult[]> {
     if (!only || only.includes(SUBSCRIBERS)) {
       progress(`${database} ${SUBSCRIBERS}: 1,000 SSE streams, then REST writes…`);
       subscribers.push(await measureSubscribers(product, fixture, token));
+    }
+    if (!only || only.includes(DEFERRED)) {
+      progress(`${database} ${DEFERRED}: the page, plain and deferred, one at a time…`);
+      deferred.push(
+        await measureDeferred(product, fixture, { requests: options.quick ? 50 : 200 }),
+      );
     }
   } finally {
     await Promise.all([

@@ -8,6 +8,7 @@ import {
 } from 'graphql';
 import { handleStreamOrSingleExecutionResult, isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { Cacheable } from '../http/env.js';
+import { collecting, type Payload2022 } from '../incremental/merge.js';
 import { ANY, type Entity, entityTag, listTag, type Tag } from './tags.js';
 
 /** The object types that are entities, with the field that identifies one. */
@@ -156,12 +157,24 @@ export function cacheTagsPlugin(
           }),
       };
     },
-    onResultProcess({ request, result, serverContext }) {
+    onResultProcess({ request, result, serverContext, setResult }) {
       const state = requestTags.get(request);
-      if (!state?.clean || isAsyncIterable(result)) return;
+      if (!state?.clean) return;
+      const { cacheable } = serverContext as CacheableServerContext;
+      if (isAsyncIterable(result)) {
+        // A query delivered in parts (@defer, @stream): kept whole once its last part has gone
+        // without an error, never a part (src/incremental/).
+        if (!cacheable) return;
+        const kept = collecting(result as AsyncIterable<Payload2022>, (complete) => {
+          if (state.clean && complete.errors.length === 0 && complete.data)
+            cacheable([...state.tags], complete.result());
+          return undefined;
+        });
+        setResult(kept as never);
+        return;
+      }
       const operations = Array.isArray(result) ? result.length : 1;
-      if (state.executed === operations)
-        (serverContext as CacheableServerContext).cacheable?.([...state.tags], result);
+      if (state.executed === operations) cacheable?.([...state.tags], result);
     },
   };
 }

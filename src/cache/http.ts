@@ -2,6 +2,7 @@ import { hash } from 'node:crypto';
 import type { Context, MiddlewareHandler, Next } from 'hono';
 import type { AppEnv } from '../http/env.js';
 import { answerFromParts, replaceResponse } from '../http/response-header.js';
+import { completeAnswer, isStreamedType } from '../incremental/render.js';
 import type { Metrics } from '../observability/metrics.js';
 import { type CachedResults, cachedResults, resultsJson } from './result.js';
 import type { CachedResponse, CacheStore } from './store.js';
@@ -145,9 +146,18 @@ function addValidators(c: Context<AppEnv>, { body, headers }: Content): void {
   replaceResponse(c, withValidators(c, body, headers, etag));
 }
 
-/** The answer of a hit: the stored body, or GraphQL results with reports; its ETag on a read. */
+/**
+ * The answer of a hit: the stored body, or GraphQL results with reports; its ETag on a read. A
+ * streamed query's (multipart or event stream) is its complete result, in one part.
+ */
 async function fromCache(c: Context<AppEnv>, cached: CachedResponse): Promise<Response> {
   const body = 'body' in cached ? cached.body : await withCostReports(c, cached.results);
+  const type = cached.headers['content-type'];
+  if (isStreamedType(type))
+    return new Response(completeAnswer(body, type as string), {
+      status: 200,
+      headers: { ...cached.headers, 'cache-control': cacheControl(c) },
+    });
   if (!isRead(c.req.method))
     return new Response(body, { status: 200, headers: { ...cached.headers } });
   return withValidators(c, body, cached.headers, cached.etag);
@@ -202,11 +212,30 @@ export function responseCache({ store, metrics }: ResponseCacheOptions): Middlew
     handOnBody(c, keyed.body);
     let tags: readonly string[] | undefined;
     let results: CachedResults | undefined;
+    let later: (() => void) | undefined;
     c.set('cacheable', (holds, answered) => {
       tags = holds;
       if (answered) results = cachedResults(answered);
+      later?.();
     });
     await next();
+    const type = edge === 'graphql' ? c.res.headers.get('content-type') : null;
+    if (c.res.status === 200 && isStreamedType(type)) {
+      // A streamed answer is kept as its complete result, once its last part has gone (or at
+      // once when it is one part); the lookup's generation refuses it if a write evicted since.
+      const keep = () => {
+        if (!tags || !results) return;
+        const response: CachedResponse = {
+          headers: { 'content-type': type as string },
+          results,
+          etag: strongETag(resultsJson(results)),
+        };
+        store.set(key, response, tags, generation).catch(() => {});
+      };
+      if (results) keep();
+      else later = keep;
+      return;
+    }
     // A GraphQL answer is kept as its results, which the edge hands over with its tags.
     if (!tags || (edge === 'graphql' && !results))
       return isRead(c.req.method) ? validate(c) : undefined;

@@ -4,6 +4,7 @@ import { retryAfter } from '../errors/catalogue.js';
 import { refuse } from '../errors/graphql.js';
 import { resolvedCost } from '../graphql/plan/index.js';
 import type { CostAccount, CostBudgetStatus } from '../http/env.js';
+import { collecting, type Payload2022 } from '../incremental/merge.js';
 import type { CostContext } from './rule.js';
 
 /** What every GraphQL response says of its cost, in Shopify's shape (docs/demand-control.md). */
@@ -89,6 +90,36 @@ export function demandControl(schema: GraphQLSchema): Plugin<DemandContext> {
     return (unspent > 0 ? account.refund(unspent) : account.status()).then(withStatus);
   };
 
+  /**
+   * A query's parts with its report: the first carries the estimate and the budget, as a single
+   * answer's report would; the last what execution resolved in all of them, once refunded.
+   */
+  const reportedParts = (
+    context: DemandContext,
+    executed: NonNullable<DemandContext['executed']>,
+    parts: AsyncIterable<Payload2022>,
+  ) => {
+    const requested = context.cost?.requested ?? 0;
+    const account = context.costAccount;
+    return collecting(
+      parts,
+      (complete, last) => {
+        if (complete.data === undefined) return undefined;
+        const actual = actualOf(executed, context.params, complete.result());
+        return report(account, requested, last as ExecutionResult, actual, executed.charged) as
+          | Payload2022
+          | Promise<Payload2022>;
+      },
+      async (first) => {
+        const status = await account?.status();
+        return withReport(first, {
+          requestedQueryCost: requested,
+          ...(status ? { throttleStatus: status } : {}),
+        });
+      },
+    );
+  };
+
   /** Charges what a batch has not prepaid; undefined when it was covered. */
   const charge = async (
     context: DemandContext,
@@ -161,8 +192,13 @@ export function demandControl(schema: GraphQLSchema): Plugin<DemandContext> {
 
     onExecutionResult({ result, setResult, context: yogaContext }) {
       const context = yogaContext as DemandContext;
-      if (context.transport === 'websocket' || isAsyncIterable(result) || Array.isArray(result))
+      if (context.transport === 'websocket' || Array.isArray(result)) return;
+      if (isAsyncIterable(result)) {
+        // A query delivered in parts (@defer, @stream; a subscription never executed here).
+        const { executed } = context;
+        if (executed) setResult(reportedParts(context, executed, result as never) as never);
         return;
+      }
       const single = result as ExecutionResult;
       if (single.extensions?.cost) return;
       const { executed } = context;

@@ -1,7 +1,16 @@
-import { type DocumentNode, type GraphQLSchema, getVariableValues } from 'graphql';
+import { type DocumentNode, execute, type GraphQLSchema, getVariableValues } from 'graphql';
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { Plugin } from 'graphql-yoga';
+import { streamedFormat } from '../incremental/format.js';
+import { streamsIn } from '../incremental/plugin.js';
+import { type IncrementalSite, planOf } from './plan/index.js';
 import { operationOf } from './plan/operation.js';
+
+interface Compiled {
+  query: CompiledQuery | undefined;
+  /** Its `@defer` fragments and `@stream` fields: none for nearly every query. */
+  incremental: readonly IncrementalSite[];
+}
 
 /**
  * Queries run as JavaScript compiled for their document (graphql-jit), once per document and
@@ -13,11 +22,15 @@ import { operationOf } from './plan/operation.js';
  *   while the client already has its 503 TIMEOUT);
  * - a query whose variables do not coerce: graphql-js's errors carry what the contract needs
  *   (locations, the request-error status), graphql-jit's do not;
- * - a document graphql-jit cannot compile.
+ * - a document graphql-jit cannot compile;
+ * - a query with `@defer` or `@stream` for a client that takes a streamed answer (`Accept`:
+ *   src/incremental/format.ts): the standard executor delivers it in parts. For any other client
+ *   it runs compiled like any query, the directives ignored (graphql-jit, like graphql-js 16,
+ *   reads only `@skip`/`@include`): one complete answer, the same as without them.
  * The parse cache (src/graphql/documents.ts) hands the same document object for the same text, so the WeakMap holds.
  */
 export function compiledQueries(schema: GraphQLSchema): Plugin {
-  const compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery | undefined>>();
+  const compiled = new WeakMap<DocumentNode, Map<string, Compiled>>();
   const compiledFor = (document: DocumentNode, operationName: string | undefined) => {
     let byName = compiled.get(document);
     if (!byName) {
@@ -25,11 +38,16 @@ export function compiledQueries(schema: GraphQLSchema): Plugin {
       compiled.set(document, byName);
     }
     const key = operationName ?? '';
-    if (!byName.has(key)) {
+    let entry = byName.get(key);
+    if (!entry) {
       const result = compileQuery(schema, document, operationName);
-      byName.set(key, isCompiledQuery(result) ? result : undefined);
+      entry = {
+        query: isCompiledQuery(result) ? result : undefined,
+        incremental: planOf(schema, document, operationName)?.incremental ?? [],
+      };
+      byName.set(key, entry);
     }
-    return byName.get(key);
+    return entry;
   };
   return {
     onExecute({ executeFn, setExecuteFn }) {
@@ -38,11 +56,21 @@ export function compiledQueries(schema: GraphQLSchema): Plugin {
         if (operation?.operation !== 'query') return executeFn(args);
         const variables = args.variableValues ?? {};
         const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables);
-        const query = coerced.errors
+        const entry = coerced.errors
           ? undefined
           : compiledFor(args.document, args.operationName ?? undefined);
-        if (!query) return executeFn(args);
-        return query.query(args.rootValue, args.contextValue, variables);
+        if (entry && entry.incremental.length > 0) {
+          const request = (args.contextValue as { request?: Request }).request;
+          const format = streamedFormat(request?.headers.get('accept'));
+          if (format) {
+            streamsIn(request, format, entry.incremental, coerced.coerced ?? variables);
+            return executeFn(args);
+          }
+          // The standard executor would answer in parts: graphql-js's ignores the directives.
+          if (!entry.query) return execute(args);
+        }
+        if (!entry?.query) return executeFn(args);
+        return entry.query.query(args.rootValue, args.contextValue, variables);
       });
     },
   };

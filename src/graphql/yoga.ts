@@ -33,6 +33,8 @@ import { renderGraphiQLPage } from '../http/graphiql.js';
 import type { DevelopmentToken } from '../http/landing.js';
 import { idempotentMutations } from '../idempotency/graphql.js';
 import type { Idempotency } from '../idempotency/keys.js';
+import { incrementalDelivery } from '../incremental/plugin.js';
+import { withIncrementalRules } from '../incremental/rules.js';
 import { boundedErrors, boundedValidation, boundResults } from '../limits/bounded-errors.js';
 import { queryLimits } from '../limits/query-limits.js';
 import { eventCursors } from '../live/event-cursors.js';
@@ -326,7 +328,7 @@ function createYogaServer(
     }),
     lists.plugin,
     queryLimits(limits),
-    documentRules(documents, { validate: boundedValidation(limits) }),
+    documentRules(documents, { validate: withIncrementalRules(boundedValidation(limits)) }),
     costLimit(rule),
     // After the batch rules (which price a batch) and the cost limit (which prices an operation).
     demandControl(schema),
@@ -349,6 +351,9 @@ function createYogaServer(
     logFailures,
     boundedErrors(limits),
     eventCursors(),
+    // After the hooks that read a streamed query's parts in the 2022 format (demand control, the
+    // cache's tags): it writes them in the format the client asked for.
+    incrementalDelivery(maskError),
     serverSentEvents(),
     // Last: it wraps the execution the others prepared (the mutation's loaders, its signal).
     idempotentMutations(idempotency, { mask: maskError, bounds: limits }, (domain, db) =>

@@ -121,8 +121,8 @@ const matches = (accepted: string, type: string) => {
 /**
  * Answers in `eventStream` wherever Yoga would answer with its own event stream: the client
  * accepts `text/event-stream` and, for a single result, no JSON type, which Yoga prefers then.
- * (Yoga would answer a streamed query in `multipart/mixed` when asked; this schema has no
- * `@defer` or `@stream`, so only subscriptions stream.)
+ * Subscriptions stream, and queries with `@defer` or `@stream` (src/incremental/); Yoga's own
+ * writer answers those in `multipart/mixed` when that is asked instead.
  */
 export function serverSentEvents(): Plugin {
   return {

@@ -33,7 +33,9 @@ const layers: readonly (readonly string[])[] = [
   // The token check is HTTP middleware; the pages of `http` show a development token without it.
   ['auth'],
   ['observability'],
-  ['redis'],
+  // Incremental delivery (@defer, @stream): its formats, the complete result of a streamed answer,
+  // read by the cost report and the response cache above it.
+  ['redis', 'incremental'],
   // The policies that need no kit: the change feed, the response cache, the rate limits, the
   // cost rule and report, the limits, persisted operations.
   ['changes', 'cache', 'rate-limit', 'cost', 'limits', 'persisted'],

@@ -3,6 +3,7 @@ import {
   describeBrowser,
   foreignRequests,
   saveScreenshot,
+  typeInGraphiQL,
   useServerAndBrowser,
 } from '../helpers/browser.js';
 import { liveSecret, liveToken, restCall, untilOpen } from '../helpers/live.js';
@@ -14,20 +15,12 @@ describeBrowser('a subscription in GraphiQL, in Chromium', { timeout: 60_000 }, 
     const { server, browser } = started();
     const page = await browser.context.newPage();
     const foreign = foreignRequests(page, server.url);
-    await page.goto(`${server.url}/graphql`);
-    const run = page.getByRole('button', { name: /^Execute query/ });
-    await run.waitFor();
-
-    // Replace the example query. One line: typed newlines would make the editor close braces.
-    await page.locator('.graphiql-query-editor .monaco-editor').first().click();
-    await page.keyboard.press('Control+A');
-    await page.keyboard.insertText(
+    const run = await typeInGraphiQL(
+      page,
+      server.url,
       'subscription WatchRex { petChanged(id: "1") { kind id pet { name status } } }',
+      'WatchRex',
     );
-    await page.keyboard.press('Home'); // the start of the line in view, for the screenshot
-    // GraphiQL picks up the new operation's name a moment after the edit; running before that
-    // asks for the example's operation, which this document no longer has.
-    await page.locator('.graphiql-tab', { hasText: 'WatchRex' }).waitFor();
     await run.click();
     await untilOpen(server, 1);
 

@@ -43,6 +43,7 @@ describeDb(
         [
           'beta',
           'cost',
+          'defer',
           'deprecated',
           'experimental',
           'include',
@@ -50,6 +51,7 @@ describeDb(
           'oneOf',
           'skip',
           'specifiedBy',
+          'stream',
           'sunset',
         ].sort(),
       );

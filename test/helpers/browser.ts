@@ -70,6 +70,23 @@ export async function saveScreenshot(page: Page, name: string): Promise<string> 
 }
 
 /**
+ * Opens GraphiQL, types `document` (one line: typed newlines would make the editor close braces) in
+ * place of the example, and waits until GraphiQL has picked up its operation `name` (running before
+ * that asks for the example's operation). Answers the Execute button.
+ */
+export async function typeInGraphiQL(page: Page, url: string, document: string, name: string) {
+  await page.goto(`${url}/graphql`);
+  const run = page.getByRole('button', { name: /^Execute query/ });
+  await run.waitFor();
+  await page.locator('.graphiql-query-editor .monaco-editor').first().click();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.insertText(document);
+  await page.keyboard.press('Home'); // the start of the line in view, for the screenshot
+  await page.locator('.graphiql-tab', { hasText: name }).waitFor();
+  return run;
+}
+
+/**
  * Starts the real server (with extra environment variables) and Chromium before a file's tests
  * and stops both after them; the tests read them through the returned function.
  */

@@ -12,6 +12,7 @@ export {
 } from './coordinates.js';
 export { type CostInput, costModel, introspectionSizes } from './cost.js';
 export type { ReturnedType } from './facts.js';
+export type { Argument, IncrementalSite } from './incremental.js';
 export { type OperationPlan, planOf } from './plan.js';
 
 /**

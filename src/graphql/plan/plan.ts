@@ -9,6 +9,7 @@ import {
   scopesCollector,
   topCollector,
 } from './facts.js';
+import { type IncrementalSite, incrementalCollector } from './incremental.js';
 import { perOperation } from './operation.js';
 import { walkOperation } from './walk.js';
 
@@ -37,6 +38,8 @@ export interface OperationPlan {
   readonly introspectionOnly: boolean;
   /** The names of the variables it declares. */
   readonly variables: readonly string[];
+  /** Its `@defer` fragments and `@stream` fields (none for most operations). */
+  readonly incremental: readonly IncrementalSite[];
 }
 
 /**
@@ -55,7 +58,9 @@ export const planOf: (
   const returned = returnedTypesCollector();
   const top = topCollector();
   const cost = costCollector(schema, document, operation);
+  const incremental = incrementalCollector(operation);
   walkOperation(schema, document, operation, [
+    incremental,
     cost,
     usage,
     scopes,
@@ -77,5 +82,6 @@ export const planOf: (
     variables: (operation.variableDefinitions ?? []).map(
       (definition) => definition.variable.name.value,
     ),
+    incremental: incremental.sites,
   });
 });

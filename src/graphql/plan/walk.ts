@@ -50,6 +50,8 @@ interface Place {
   readonly direct: boolean;
   /** Whether an introspection field (`__schema`, `__type`) encloses it, or it is one. */
   readonly introspection: boolean;
+  /** The response keys (alias or name) of the fields that enclose it, outermost first. */
+  readonly path: readonly string[];
 }
 
 /** A field the walk meets, with the schema's definition of it (undefined: none). */
@@ -194,6 +196,7 @@ export function walkOperation(
           selections(selection.selectionSet, getNamedType(definition.type), {
             ...visit,
             depth: at.depth + 1,
+            path: [...at.path, selection.alias?.value ?? selection.name.value],
           });
         }
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
@@ -225,5 +228,6 @@ export function walkOperation(
       depth: 0,
       direct: true,
       introspection: false,
+      path: [],
     });
 }

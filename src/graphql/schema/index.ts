@@ -1,3 +1,4 @@
+import { GraphQLDeferDirective, GraphQLStreamDirective } from '@graphql-tools/utils';
 import {
   DirectiveLocation,
   GraphQLDirective,
@@ -42,8 +43,15 @@ const stabilityDirectives = [
 ];
 
 // graphql-js adds its specified directives (@include, @skip, @deprecated, @specifiedBy) only to a
-// schema given no directives of its own.
+// schema given no directives of its own. @defer and @stream are incremental delivery's
+// (src/incremental/): graphql 16 does not specify them, the standard executor runs them.
 export const schema: GraphQLSchema = builder.toSchema({
-  directives: [...specifiedDirectives, ...stabilityDirectives, ...costDirectives],
+  directives: [
+    ...specifiedDirectives,
+    GraphQLDeferDirective,
+    GraphQLStreamDirective,
+    ...stabilityDirectives,
+    ...costDirectives,
+  ],
   sortSchema: false,
 });
