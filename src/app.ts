@@ -349,6 +349,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         ...{ graphql, verify, limits, logger },
         maxPayload: config.limits.bodyBytes,
         socketsPerClient: config.limits.socketsPerClient,
+        bufferBytes: config.limits.subscriberBufferBytes,
         clientNames,
       });
     },

@@ -36,7 +36,7 @@ import type { Idempotency } from '../idempotency/keys.js';
 import { boundedErrors, boundedValidation, boundResults } from '../limits/bounded-errors.js';
 import { queryLimits } from '../limits/query-limits.js';
 import { eventCursors } from '../live/event-cursors.js';
-import { sharedEventResults } from '../live/shared-events.js';
+import { FanOut } from '../live/fan-out.js';
 import { serverSentEvents } from '../live/sse.js';
 import type { GraphQLResult } from '../live/websocket.js';
 import type { Logger } from '../logger.js';
@@ -198,6 +198,8 @@ export interface GraphQLEdge {
   run(params: GraphQLParams, context: ServerContext): Promise<GraphQLResult>;
   /** An error as the edge sends it (contract code and status), for a transport's own refusals. */
   errorOf(error: unknown): GraphQLError;
+  /** The subscriptions' fan-out (src/live/fan-out.ts), which both live transports write through. */
+  readonly fanOut: FanOut;
 }
 
 /** The plugins' `operation` instrumentation as `run` calls it: for an operation with no request. */
@@ -208,13 +210,20 @@ type OperationInstrumentation = (
 
 export function createGraphQLEdge(options: GraphQLEdgeOptions): GraphQLEdge {
   const errors = createErrorHandling(options.logger, options.limits);
-  const { yoga, operation } = createYogaServer(options, errors);
+  const fanOut = new FanOut({
+    events: options.events,
+    maskError: (error) => errors.maskError(error) as GraphQLError,
+    countExecution: () => options.metrics.subscriptionExecutions.inc(),
+    logger: options.logger,
+  });
+  const { yoga, operation } = createYogaServer(options, errors, fanOut);
   const errorOf = (error: unknown) => errors.maskError(error) as GraphQLError;
   // Read once: the server adapter is a Proxy whose every property read binds a new function.
   const { handleRequest, getResultForParams } = yoga;
   return {
     yoga,
     errorOf,
+    fanOut,
     // Not `yoga.fetch`: it makes every request's abort signal, only to drop the answer of a
     // client gone before it was ready (the HTTP adapter drops it anyway). The context waits on
     // the request for the first hook (`serverContextOf`).
@@ -263,6 +272,7 @@ function createYogaServer(
     usage,
   }: GraphQLEdgeOptions,
   { maskError, logFailures }: ReturnType<typeof createErrorHandling>,
+  fanOut: FanOut,
 ) {
   const yielding = mutationsYieldingTurns(baseSchema);
   const schema = cache ? schemaNotingEntities(yielding) : yielding;
@@ -309,7 +319,7 @@ function createYogaServer(
       ),
     ),
     // Before tracing, which wraps the subscribe function it sets.
-    sharedEventResults(),
+    fanOut.plugin(),
     // Outermost: the operation's span covers every phase and every other plugin's work.
     ...(tracingEnabled() ? [graphqlTracing()] : []),
     // First: the other checks and the limits see the document a persisted operation stands for.
@@ -349,7 +359,7 @@ function createYogaServer(
     logFailures,
     boundedErrors(limits),
     eventCursors(),
-    serverSentEvents(),
+    serverSentEvents(fanOut, limits.subscriberBufferBytes),
     // Last: it wraps the execution the others prepared (the mutation's loaders, its signal).
     idempotentMutations(idempotency, { mask: maskError, bounds: limits }, (domain, db) =>
       createLoaders(domain, createSharedReads(db), { cache: false }),

@@ -22,6 +22,11 @@ export interface Metrics {
   readonly cacheEvictions: SeriesCounter<'reason'>;
   /** Introspection-only queries by where their answer came from: `memory` or `executed`. */
   readonly introspectionAnswers: SeriesCounter<'source'>;
+  /**
+   * Executions of a subscription's document on an event: one per event and group of subscribers
+   * sharing it (src/live/fan-out.ts), however many they are.
+   */
+  readonly subscriptionExecutions: SeriesCounter;
   /** GraphQL operation names as a bounded label value. */
   operationName(name: string | undefined): string;
   /** Who is calling, as a bounded label value: the token subject, else the User-Agent. */
@@ -108,6 +113,11 @@ export function createMetrics(database: Database, live?: { readonly size: number
       name: 'petstore_introspection_answers_total',
       help: 'Introspection-only GraphQL queries, by where their answer came from: memory or executed',
       labelNames: ['source'],
+      registers: [registry],
+    }),
+    subscriptionExecutions: new SeriesCounter({
+      name: 'petstore_subscription_executions_total',
+      help: 'Executions of subscription documents on events: one per event and group of subscribers receiving the same bytes',
       registers: [registry],
     }),
     operationName: (name) => operationNames.value(name, 'Anonymous'),
