@@ -214,6 +214,7 @@ export function createGraphQLEdge(options: GraphQLEdgeOptions): GraphQLEdge {
     events: options.events,
     maskError: (error) => errors.maskError(error) as GraphQLError,
     countExecution: () => options.metrics.subscriptionExecutions.inc(),
+    countGroups: (groups) => options.metrics.subscriptionGroups.set(groups),
     logger: options.logger,
   });
   const { yoga, operation } = createYogaServer(options, errors, fanOut);

@@ -13,6 +13,7 @@ import { DomainError } from '../errors/catalogue.js';
 import { deliverEvent, type LiveStream, liveStreamOf } from '../graphql/kit/change-stream.js';
 import type { GraphQLContext } from '../graphql/kit/context.js';
 import { planOf } from '../graphql/plan/index.js';
+import { operationOf } from '../graphql/plan/operation.js';
 import type { Logger } from '../logger.js';
 import { operationWarnings } from '../warnings/graphql.js';
 import { EventBytes } from './event-bytes.js';
@@ -39,7 +40,9 @@ function sharingKey(args: ExecutionArgs, ctx: GraphQLContext): string {
     const held = [...viewer.scopes].filter((scope) => declared.has(scope)).sort();
     scopes = `${viewer.authenticated} ${held.join(' ')}`;
   }
-  return `${args.operationName ?? ''}\n${JSON.stringify(args.variableValues ?? {})}\n${scopes}`;
+  // The operation itself, whether the request named it or not.
+  const operation = operationOf(args.document, args.operationName)?.name?.value ?? '';
+  return `${operation}\n${JSON.stringify(args.variableValues ?? {})}\n${scopes}`;
 }
 
 /** Where a member's events go once it is live: written by its group, in the transport's form. */
@@ -56,6 +59,8 @@ export interface FanOutOptions {
   maskError(error: unknown): GraphQLError;
   /** Counts each execution of a subscription's document on an event (one per group and event). */
   countExecution(): void;
+  /** Told the number of groups whenever it changes. */
+  countGroups(groups: number): void;
   logger: Logger;
 }
 
@@ -124,9 +129,11 @@ export class FanOut {
       group = new Group(this, args, ctx, member.live, () => {
         groups.delete(key);
         this.#groupCount--;
+        this.options.countGroups(this.#groupCount);
       });
       byKey.set(key, group);
       this.#groupCount++;
+      this.options.countGroups(this.#groupCount);
     }
     return group;
   }

@@ -30,7 +30,7 @@ function message(result: Result): Uint8Array {
  */
 function eventStream(
   result: Result | AsyncIterable<Result>,
-  fetchAPI: { Response: typeof Response; ReadableStream: typeof ReadableStream },
+  fetchAPI: { Response: typeof Response },
   closed: AbortSignal,
   member: Member | undefined,
   bufferBytes: number,
@@ -90,7 +90,9 @@ function eventStream(
       reading = false;
     }
   };
-  const body = new fetchAPI.ReadableStream<Uint8Array>(
+  // Node's own web stream, not the server adapter's ponyfill (which drains what is enqueued into a
+  // Node stream of its own at once): its queue is what the client has not read yet.
+  const body = new ReadableStream<Uint8Array>(
     {
       start(streamController) {
         controller = streamController;

@@ -210,7 +210,11 @@ function memberChannel(
       socket.send(event.frame(id, first));
       if (socket.bufferedAmount > bufferBytes) {
         where.logger.info(
-          { requestId: logged.requestId, transport: 'websocket', unsentBytes: socket.bufferedAmount },
+          {
+            requestId: logged.requestId,
+            transport: 'websocket',
+            unsentBytes: socket.bufferedAmount,
+          },
           'subscriber closed: more than SUBSCRIBER_BUFFER_BYTES unread',
         );
         socket.terminate();

@@ -27,6 +27,8 @@ export interface Metrics {
    * sharing it (src/live/fan-out.ts), however many they are.
    */
   readonly subscriptionExecutions: SeriesCounter;
+  /** Groups of subscribers receiving the same bytes, each with one reader of the events. */
+  readonly subscriptionGroups: Pick<Gauge, 'set'>;
   /** GraphQL operation names as a bounded label value. */
   operationName(name: string | undefined): string;
   /** Who is calling, as a bounded label value: the token subject, else the User-Agent. */
@@ -113,6 +115,11 @@ export function createMetrics(database: Database, live?: { readonly size: number
       name: 'petstore_introspection_answers_total',
       help: 'Introspection-only GraphQL queries, by where their answer came from: memory or executed',
       labelNames: ['source'],
+      registers: [registry],
+    }),
+    subscriptionGroups: new Gauge({
+      name: 'petstore_subscription_groups',
+      help: 'Groups of live subscribers receiving the same bytes (one execution per event each)',
       registers: [registry],
     }),
     subscriptionExecutions: new SeriesCounter({
