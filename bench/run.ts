@@ -22,6 +22,7 @@ import {
   startFloor,
   startLoadGenerator,
   startProduct,
+  startSseFloor,
 } from './processes.js';
 import {
   formatReport,
@@ -35,8 +36,11 @@ import { formatSubscribers, measureSubscribers, type SubscribersResult } from '.
 import { checkTargets } from './targets.js';
 import { verifyScenario } from './verify.js';
 
-/** The scenario of 1,000 SSE subscribers, measured on its own terms (no baseline, no autocannon). */
-const SUBSCRIBERS = 'sse-subscribers';
+/**
+ * The subscribers scenarios, measured on their own terms (no baseline, no autocannon): SSE
+ * streams (beside the bare node:http floor writing the same bytes) and graphql-ws sockets.
+ */
+const SUBSCRIBERS = ['sse-subscribers', 'ws-subscribers'];
 /**
  * How long the product stays idle after its start before its resident memory is read: V8's memory
  * reducer gives back what the start grew only once the process has been idle a few seconds.
@@ -50,14 +54,17 @@ database of its own (bench/README.md), and writes the report to bench/results/.
   --pets <n>       pets in the bench database (default 10000)
   --databases <l>  sqlite,postgresql (default both); PostgreSQL at BENCH_POSTGRES_URL
                    (default ${DEFAULT_POSTGRES_URL}), in a schema of the run's own
-  --only <names>   comma-separated scenarios: ${[...scenarios.map((s) => s.name), SUBSCRIBERS].join(', ')}
+  --only <names>   comma-separated scenarios: ${[...scenarios.map((s) => s.name), ...SUBSCRIBERS].join(', ')}
+  --subscribers <n>  subscribers of the subscribers scenarios (default 1000); at 10,000 the
+                   bench process needs an open-file limit above that (ulimit -n)
   --profile        write a CPU profile of every saturation run, a file per database, scenario,
                    role (product, floor, baseline, reference) and round, to
                    bench/results/profiles/<the run's start>/ (bench/profile.ts reads them)`;
 
 const { values: options } = parseCommand({
   name: 'npm run bench',
-  synopsis: '[--quick] [--pets <n>] [--databases <list>] [--only <names>] [--profile]',
+  synopsis:
+    '[--quick] [--pets <n>] [--databases <list>] [--only <names>] [--subscribers <n>] [--profile]',
   help: usage,
   options: {
     quick: { type: 'boolean', default: false },
@@ -65,15 +72,20 @@ const { values: options } = parseCommand({
     only: { type: 'string' },
     databases: { type: 'string', default: 'sqlite,postgresql' },
     profile: { type: 'boolean', default: false },
+    subscribers: { type: 'string', default: '1000' },
   },
 });
 const pets = Number(options.pets);
 const bench = { name: 'npm run bench' };
 if (!Number.isInteger(pets) || pets < 200)
   fail(bench, new UsageError('--pets must be an integer ≥ 200'));
+const subscriberCount = Number(options.subscribers);
+if (!Number.isInteger(subscriberCount) || subscriberCount < 1)
+  fail(bench, new UsageError('--subscribers must be a positive integer'));
 const only = options.only?.split(',').map((name) => name.trim());
 const unknown =
-  only?.filter((name) => name !== SUBSCRIBERS && !scenarios.some((s) => s.name === name)) ?? [];
+  only?.filter((name) => !SUBSCRIBERS.includes(name) && !scenarios.some((s) => s.name === name)) ??
+  [];
 if (unknown.length > 0) fail(bench, new UsageError(`unknown scenario ${unknown.join(', ')}`));
 const selected = scenarios.filter((s) => !only || only.includes(s.name));
 const databases = options.databases.split(',').map((name) => name.trim());
@@ -202,9 +214,21 @@ async function benchDatabase(fixture: Fixture): Promise<ScenarioResult[]> {
       Object.assign(result, await measure(load, plan, requests, servers, profileFile));
       if (scenario.writes) result.unaccountedUnits = await fixture.unaccountedUnits();
     }
-    if (!only || only.includes(SUBSCRIBERS)) {
-      progress(`${database} ${SUBSCRIBERS}: 1,000 SSE streams, then REST writes…`);
-      subscribers.push(await measureSubscribers(product, fixture, token));
+    const counted = { subscribers: subscriberCount };
+    if (!only || only.includes('sse-subscribers')) {
+      progress(`${database} sse-subscribers: ${subscriberCount} SSE streams on the floor…`);
+      const floor = await startSseFloor();
+      try {
+        subscribers.push(await measureSubscribers(floor, fixture, token, 'sse floor', counted));
+      } finally {
+        await floor.stop();
+      }
+      progress(`${database} sse-subscribers: ${subscriberCount} SSE streams on the product…`);
+      subscribers.push(await measureSubscribers(product, fixture, token, 'sse', counted));
+    }
+    if (!only || only.includes('ws-subscribers')) {
+      progress(`${database} ws-subscribers: ${subscriberCount} graphql-ws sockets…`);
+      subscribers.push(await measureSubscribers(product, fixture, token, 'graphql-ws', counted));
     }
   } finally {
     await Promise.all([

@@ -18,6 +18,7 @@ import type { ChangeFeed } from './domain/changes.js';
 import { clipText, DomainError, methodNotAllowed } from './errors/catalogue.js';
 import { Subscriptions } from './graphql/kit/subscriptions.js';
 import { createGraphQLEdge, type GraphQLEdge } from './graphql/yoga.js';
+import type { NodeResponse } from './live/sse.js';
 import { chain, type Link } from './http/chain.js';
 import { clientAddress } from './http/client-address.js';
 import { corsPolicy } from './http/cors.js';
@@ -242,6 +243,7 @@ function routes(options: RoutesOptions): Hono<AppEnv> {
           deadline: c.get('deadline'),
           cacheable: c.get('cacheable'),
           costAccount: c.get('costAccount'),
+          nodeResponse: (c.env as { outgoing?: NodeResponse } | undefined)?.outgoing,
         }),
     ),
   );

@@ -37,7 +37,7 @@ import { boundedErrors, boundedValidation, boundResults } from '../limits/bounde
 import { queryLimits } from '../limits/query-limits.js';
 import { eventCursors } from '../live/event-cursors.js';
 import { FanOut } from '../live/fan-out.js';
-import { serverSentEvents } from '../live/sse.js';
+import { type NodeResponse, serverSentEvents } from '../live/sse.js';
 import type { GraphQLResult } from '../live/websocket.js';
 import type { Logger } from '../logger.js';
 import { graphqlMetrics } from '../observability/graphql-metrics.js';
@@ -185,6 +185,8 @@ export interface ServerContext {
   costAccount?: CostAccount | undefined;
   /** The list items an HTTP request may still resolve (set by the edge, not the app). */
   listItemBudget?: ListItemBudget;
+  /** Node's response of an HTTP request, where the server is Node's: SSE writes into it. */
+  nodeResponse?: NodeResponse | undefined;
 }
 
 export interface GraphQLEdge {

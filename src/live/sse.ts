@@ -2,6 +2,18 @@ import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { FanOut, Member, MemberSink } from './fan-out.js';
 import { type Result, serialize } from './serialize.js';
 
+/**
+ * The Node response an SSE answer is streamed into, when the server is Node's (@hono/node-server
+ * hands it to the app as `env.outgoing`): a fan-out group writes its bytes into it directly.
+ */
+export interface NodeResponse {
+  readonly headersSent: boolean;
+  /** Bytes written and not yet handed to the socket. */
+  readonly writableLength: number;
+  write(chunk: Uint8Array): boolean;
+  destroy(): void;
+}
+
 /** A comment line this often keeps proxies from closing a quiet stream. */
 const KEEP_ALIVE_MS = 12_000;
 
@@ -34,6 +46,7 @@ function eventStream(
   closed: AbortSignal,
   member: Member | undefined,
   bufferBytes: number,
+  node: NodeResponse | undefined,
 ): Response {
   const iterator: AsyncIterator<Result> | Iterator<Result> = isAsyncIterable(result)
     ? result[Symbol.asyncIterator]()
@@ -52,6 +65,18 @@ function eventStream(
   };
   const write = (bytes: Uint8Array) => {
     if (stopped) return;
+    // Once the server adapter has written the head and taken everything queued, bytes go straight
+    // to Node's response: one write per member and event, as a bare node:http server does
+    // (bench/floor/sse-server.ts), instead of a pass through a web stream and its promises. Until
+    // then they queue, in order, behind what is queued.
+    if (node?.headersSent && controller.desiredSize === 0) {
+      node.write(bytes);
+      if (node.writableLength > bufferBytes) {
+        stop();
+        node.destroy();
+      }
+      return;
+    }
     controller.enqueue(bytes);
     // The queue's high-water mark is 0: what it holds is what the client has not read yet.
     if ((controller.desiredSize ?? 0) < -bufferBytes) {
@@ -100,7 +125,7 @@ function eventStream(
         controller.enqueue(COMMENT);
         keepAlive = setInterval(() => {
           if (stopped) clearInterval(keepAlive);
-          else if ((controller.desiredSize ?? 0) >= 0) controller.enqueue(COMMENT);
+          else if ((controller.desiredSize ?? 0) >= 0) write(COMMENT);
         }, KEEP_ALIVE_MS);
         keepAlive.unref();
         closed.addEventListener('abort', stop);
@@ -162,6 +187,7 @@ export function serverSentEvents(fanOut: FanOut, bufferBytes: number): Plugin {
             request.signal,
             stream ? fanOut.memberOf(serverContext) : undefined,
             bufferBytes,
+            (serverContext as { nodeResponse?: NodeResponse }).nodeResponse,
           ),
         'text/event-stream',
       );
