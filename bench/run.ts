@@ -227,8 +227,14 @@ async function benchDatabase(fixture: Fixture): Promise<ScenarioResult[]> {
       subscribers.push(await measureSubscribers(product, fixture, token, 'sse', counted));
     }
     if (!only || only.includes('ws-subscribers')) {
+      // A product of its own: what the SSE streams left on the heap is not the sockets'.
       progress(`${database} ws-subscribers: ${subscriberCount} graphql-ws sockets…`);
-      subscribers.push(await measureSubscribers(product, fixture, token, 'graphql-ws', counted));
+      const served = await startProduct(productEnv);
+      try {
+        subscribers.push(await measureSubscribers(served, fixture, token, 'graphql-ws', counted));
+      } finally {
+        await served.stop();
+      }
     }
   } finally {
     await Promise.all([
