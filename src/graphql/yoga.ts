@@ -38,8 +38,8 @@ import { withIncrementalRules } from '../incremental/rules.js';
 import { boundedErrors, boundedValidation, boundResults } from '../limits/bounded-errors.js';
 import { queryLimits } from '../limits/query-limits.js';
 import { eventCursors } from '../live/event-cursors.js';
-import { sharedEventResults } from '../live/shared-events.js';
-import { serverSentEvents } from '../live/sse.js';
+import { FanOut } from '../live/fan-out.js';
+import { type NodeResponse, serverSentEvents } from '../live/sse.js';
 import type { GraphQLResult } from '../live/websocket.js';
 import type { Logger } from '../logger.js';
 import { graphqlMetrics } from '../observability/graphql-metrics.js';
@@ -187,6 +187,8 @@ export interface ServerContext {
   costAccount?: CostAccount | undefined;
   /** The list items an HTTP request may still resolve (set by the edge, not the app). */
   listItemBudget?: ListItemBudget;
+  /** Node's response of an HTTP request, where the server is Node's: SSE writes into it. */
+  nodeResponse?: NodeResponse | undefined;
 }
 
 export interface GraphQLEdge {
@@ -200,6 +202,8 @@ export interface GraphQLEdge {
   run(params: GraphQLParams, context: ServerContext): Promise<GraphQLResult>;
   /** An error as the edge sends it (contract code and status), for a transport's own refusals. */
   errorOf(error: unknown): GraphQLError;
+  /** The subscriptions' fan-out (src/live/fan-out.ts), which both live transports write through. */
+  readonly fanOut: FanOut;
 }
 
 /** The plugins' `operation` instrumentation as `run` calls it: for an operation with no request. */
@@ -210,13 +214,21 @@ type OperationInstrumentation = (
 
 export function createGraphQLEdge(options: GraphQLEdgeOptions): GraphQLEdge {
   const errors = createErrorHandling(options.logger, options.limits);
-  const { yoga, operation } = createYogaServer(options, errors);
+  const fanOut = new FanOut({
+    events: options.events,
+    maskError: (error) => errors.maskError(error) as GraphQLError,
+    countExecution: () => options.metrics.subscriptionExecutions.inc(),
+    countGroups: (groups) => options.metrics.subscriptionGroups.set(groups),
+    logger: options.logger,
+  });
+  const { yoga, operation } = createYogaServer(options, errors, fanOut);
   const errorOf = (error: unknown) => errors.maskError(error) as GraphQLError;
   // Read once: the server adapter is a Proxy whose every property read binds a new function.
   const { handleRequest, getResultForParams } = yoga;
   return {
     yoga,
     errorOf,
+    fanOut,
     // Not `yoga.fetch`: it makes every request's abort signal, only to drop the answer of a
     // client gone before it was ready (the HTTP adapter drops it anyway). The context waits on
     // the request for the first hook (`serverContextOf`).
@@ -265,6 +277,7 @@ function createYogaServer(
     usage,
   }: GraphQLEdgeOptions,
   { maskError, logFailures }: ReturnType<typeof createErrorHandling>,
+  fanOut: FanOut,
 ) {
   const yielding = mutationsYieldingTurns(baseSchema);
   const schema = cache ? schemaNotingEntities(yielding) : yielding;
@@ -311,7 +324,7 @@ function createYogaServer(
       ),
     ),
     // Before tracing, which wraps the subscribe function it sets.
-    sharedEventResults(),
+    fanOut.plugin(),
     // Outermost: the operation's span covers every phase and every other plugin's work.
     ...(tracingEnabled() ? [graphqlTracing()] : []),
     // First: the other checks and the limits see the document a persisted operation stands for.
@@ -354,7 +367,7 @@ function createYogaServer(
     // After the hooks that read a streamed query's parts in the 2022 format (demand control, the
     // cache's tags): it writes them in the format the client asked for.
     incrementalDelivery(maskError),
-    serverSentEvents(),
+    serverSentEvents(fanOut, limits.subscriberBufferBytes),
     // Last: it wraps the execution the others prepared (the mutation's loaders, its signal).
     idempotentMutations(idempotency, { mask: maskError, bounds: limits }, (domain, db) =>
       createLoaders(domain, createSharedReads(db), { cache: false }),

@@ -22,6 +22,7 @@ import type { Logger } from '../logger.js';
 import type { ClientNames } from '../observability/client-name.js';
 import { clientKey, type RateLimits } from '../rate-limit/middleware.js';
 import { type Handshake, traceHandshake } from '../tracing/http.js';
+import type { FanOut, Member, MemberSink } from './fan-out.js';
 
 /** The path WebSocket clients connect to: the same as GraphQL over HTTP. */
 export const WEBSOCKET_PATH = '/graphql';
@@ -47,6 +48,8 @@ interface SocketOperation {
 export interface GraphQLPipeline {
   run(params: GraphQLParams, context: SocketOperation): Promise<GraphQLResult>;
   errorOf(error: unknown): GraphQLError;
+  /** The fan-out that writes a subscription's events once it has joined its group. */
+  readonly fanOut: Pick<FanOut, 'memberOf'>;
 }
 
 export interface WebSocketOptions {
@@ -61,6 +64,8 @@ export interface WebSocketOptions {
   socketsPerClient: number;
   /** The client a connection names: in its upgrade request's headers, else in `connection_init`. */
   clientNames: ClientNames;
+  /** What a connection may leave unread before it is closed (SUBSCRIBER_BUFFER_BYTES). */
+  bufferBytes: number;
 }
 
 export interface WebSocketTransport {
@@ -182,6 +187,80 @@ function refuseUpgrade(socket: Duplex, handshake: Handshake, { error, headers }:
 }
 
 /**
+ * What graphql-ws iterates for a fan-out member (src/live/fan-out.ts): the subscription's own
+ * stream until the member joins its group; from then on the group writes each event's `next`
+ * frame on the socket itself (graphql-ws's own messages, `complete` included, still go through
+ * graphql-ws), and this waits until the member leaves its group (its stream ended, its token
+ * expired) to read its own stream again. A socket that leaves more than `bufferBytes` unsent is
+ * cut: its client resumes with `after` set to the last cursor it read.
+ */
+function memberChannel(
+  stream: AsyncIterable<ExecutionResult>,
+  member: Member,
+  where: { socket: WebSocket; id: string; bufferBytes: number; logged: Logged; logger: Logger },
+): AsyncIterableIterator<ExecutionResult> {
+  const { socket, id, bufferBytes, logged } = where;
+  const events = stream[Symbol.asyncIterator]();
+  let wake: (() => void) | undefined;
+  let ended = false;
+  const sink: MemberSink = {
+    send(event, first) {
+      if (socket.readyState !== socket.OPEN) return;
+      logged.events++;
+      socket.send(event.frame(id, first));
+      if (socket.bufferedAmount > bufferBytes) {
+        where.logger.info(
+          {
+            requestId: logged.requestId,
+            transport: 'websocket',
+            unsentBytes: socket.bufferedAmount,
+          },
+          'subscriber closed: more than SUBSCRIBER_BUFFER_BYTES unread',
+        );
+        socket.terminate();
+      }
+    },
+    interrupted() {
+      const waiting = wake;
+      wake = undefined;
+      waiting?.();
+    },
+  };
+  const done = { done: true, value: undefined } as const;
+  const channel: AsyncIterableIterator<ExecutionResult> = {
+    async next() {
+      while (!ended && member.tryJoin(sink)) {
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+      }
+      if (ended) return done;
+      const next = await events.next();
+      if (!next.done) member.delivered();
+      return next;
+    },
+    async return() {
+      ended = true;
+      member.leave();
+      sink.interrupted();
+      await events.return?.();
+      return done;
+    },
+    async throw(error) {
+      ended = true;
+      member.leave();
+      sink.interrupted();
+      await events.return?.();
+      throw error;
+    },
+    [Symbol.asyncIterator]() {
+      return channel;
+    },
+  };
+  return channel;
+}
+
+/**
  * GraphQL subscriptions over WebSocket (the `graphql-transport-ws` protocol of graphql-ws) on
  * `server`'s /graphql. The token comes in the `connection_init` payload (an invalid one closes the
  * connection with 4403 and the reason); each `subscribe` runs through the GraphQL edge's own
@@ -285,6 +364,16 @@ export function serveWebSockets(server: Server, options: WebSocketOptions): WebS
           );
           return [graphql.errorOf(new DomainError('RATE_LIMITED', message))];
         }
+        const operation: SocketOperation = {
+          requestId: logged.requestId,
+          viewer: ctx.extra.viewer ?? anonymous,
+          client,
+          ...(ctx.extra.clientName ? { clientName: ctx.extra.clientName } : {}),
+          transport: 'websocket',
+          costAccount: limits.cost?.account(client),
+          // The operation's name, as the access line of an HTTP request gets it.
+          accessLog: logged.fields,
+        };
         const result = await graphql.run(
           {
             query: payload.query,
@@ -292,16 +381,7 @@ export function serveWebSockets(server: Server, options: WebSocketOptions): WebS
             variables: payload.variables ?? undefined,
             extensions: payload.extensions ?? undefined,
           },
-          {
-            requestId: logged.requestId,
-            viewer: ctx.extra.viewer ?? anonymous,
-            client,
-            ...(ctx.extra.clientName ? { clientName: ctx.extra.clientName } : {}),
-            transport: 'websocket',
-            costAccount: limits.cost?.account(client),
-            // The operation's name, as the access line of an HTTP request gets it.
-            accessLog: logged.fields,
-          },
+          operation,
         );
         const { requestId, fields } = logged;
         // Refused before it subscribed (no error has a path): graphql-ws's error message.
@@ -320,10 +400,20 @@ export function serveWebSockets(server: Server, options: WebSocketOptions): WebS
           'subscription started',
         );
         // A stream, or a subscription field that failed (a scope): its events, then complete.
+        const member = isStream(result) ? graphql.fanOut.memberOf(operation) : undefined;
         return {
           schema: {} as never,
           document: ALREADY_SUBSCRIBED,
-          rootValue: result,
+          rootValue:
+            member && isStream(result)
+              ? memberChannel(result, member, {
+                  socket: ctx.extra.socket,
+                  id,
+                  bufferBytes: options.bufferBytes,
+                  logged,
+                  logger,
+                })
+              : result,
         };
       },
       onNext: (ctx, id, _payload, _args, result: ExecutionResult) => {
