@@ -63,13 +63,11 @@ function eventStream(
     member?.leave();
     Promise.resolve(iterator.return?.()).catch(() => {});
   };
+  /** True once bytes go straight to Node's response: see `pull` below. */
+  let direct = false;
   const write = (bytes: Uint8Array) => {
     if (stopped) return;
-    // Once the server adapter has written the head and taken everything queued, bytes go straight
-    // to Node's response: one write per member and event, as a bare node:http server does
-    // (bench/floor/sse-server.ts), instead of a pass through a web stream and its promises. Until
-    // then they queue, in order, behind what is queued.
-    if (node?.headersSent && controller.desiredSize === 0) {
+    if (direct && node) {
       node.write(bytes);
       if (node.writableLength > bufferBytes) {
         stop();
@@ -131,6 +129,17 @@ function eventStream(
         closed.addEventListener('abort', stop);
         if (closed.aborted) stop();
         else void pump();
+      },
+      // Bytes go straight to Node's response, one write per member and event as a bare node:http
+      // server does (bench/floor/sse-server.ts), instead of a pass through this stream and its
+      // promises, once the server adapter has written everything queued here. `pull` says so: it
+      // runs only when the adapter waits in a read on an empty queue, and the adapter (after the
+      // head, which sets `headersSent`) reads only after writing what it read before. A chunk
+      // handed to a waiting read is written a microtask later, and no pull comes in between: so
+      // nothing written directly can overtake it. From then on the adapter's read stays pending
+      // until the stream ends, and every byte goes direct: the two paths never interleave.
+      pull() {
+        if (node?.headersSent) direct = true;
       },
       cancel: stop,
     },
