@@ -10,12 +10,17 @@ import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { EventDelivery } from '../changes/delivery.js';
 import { type ChangeEvent, cursorOf } from '../changes/event.js';
 import { DomainError } from '../errors/catalogue.js';
-import { deliverEvent, type LiveStream, liveStreamOf } from '../graphql/kit/change-stream.js';
+import {
+  deliverEvent,
+  type LiveStream,
+  liveStreamOf,
+  tokenExpired,
+} from '../graphql/kit/change-stream.js';
 import type { GraphQLContext } from '../graphql/kit/context.js';
 import { planOf } from '../graphql/plan/index.js';
 import { operationOf } from '../graphql/plan/operation.js';
 import type { Logger } from '../logger.js';
-import { operationWarnings } from '../warnings/graphql.js';
+import { operationWarnings, withWarnings } from '../warnings/graphql.js';
 import { EventBytes } from './event-bytes.js';
 
 /** How long an event's result stays shared once computed: one fan-out takes far less. */
@@ -49,8 +54,12 @@ function sharingKey(args: ExecutionArgs, ctx: GraphQLContext): string {
 export interface MemberSink {
   /** Writes one event (`first`: the member's first event, which carries the warnings). */
   send(event: EventBytes, first: boolean): void;
-  /** The member left its group (its stream ended or its token expired): read its own stream. */
-  interrupted(): void;
+  /**
+   * The member left its group: its stream ended, its token expired, or the group stopped. A
+   * member that kept its own stream reads it on; a detached one (`Member.detach`) has no stream
+   * left to read and ends its connection (`why`).
+   */
+  interrupted(why: 'ended' | 'expired' | 'failed'): void;
 }
 
 export interface FanOutOptions {
@@ -211,6 +220,8 @@ export class Member {
   first = true;
   /** Ended or expired: it reads its own stream to the end, never joining again. */
   #interrupted = false;
+  /** It no longer keeps its own stream: `detach`. */
+  #detached = false;
   #sink: MemberSink | undefined;
   #group: Group | undefined;
 
@@ -241,7 +252,37 @@ export class Member {
     this.#sink = sink;
     group.add(this);
     this.live.onInterrupt(() => this.interrupt());
-    return true;
+    // Ended or expired already: interrupted at once, it reads its own stream on.
+    return !this.#interrupted;
+  }
+
+  /**
+   * Called once joined, by a transport that lets go of the subscription's stream (and with it
+   * Yoga's per-request structures around it): the member keeps what the stream kept besides its
+   * reads (the end, the token's expiry, the place under the per-client bound) and ends it on
+   * `leave`. Its `interrupted` then has no stream to read: see `MemberSink`.
+   */
+  detach(): void {
+    this.#detached = true;
+    this.live.detach();
+  }
+
+  /**
+   * The last event of a detached member whose token expired: the error its own stream would
+   * have delivered, masked as the edge masks it, with the warnings if it is its first.
+   */
+  async expiryResult(): Promise<ExecutionResult> {
+    const { args, ctx, hub } = this;
+    const result = (await execute({
+      ...args,
+      contextValue: ctx,
+      rootValue: tokenExpired(),
+    })) as ExecutionResult;
+    const masked = result.errors
+      ? { ...result, errors: result.errors.map(hub.options.maskError) }
+      : result;
+    const warnings = this.first ? operationWarnings(args) : undefined;
+    return warnings ? withWarnings(masked, warnings) : masked;
   }
 
   /** Writes a group's event, unless the member had it already (it joined after it). */
@@ -254,19 +295,20 @@ export class Member {
   }
 
   /** Back to its own stream for good (it ended, its token expired, or its group stopped). */
-  interrupt(): void {
+  interrupt(failed = false): void {
     this.#interrupted = true;
     this.#group?.remove(this);
     const sink = this.#sink;
     this.#sink = undefined;
-    sink?.interrupted();
+    sink?.interrupted(failed ? 'failed' : this.live.expired() ? 'expired' : 'ended');
   }
 
-  /** The transport's connection is gone: the member leaves its group. */
+  /** The transport's connection is gone: the member leaves its group (and ends, if detached). */
   leave(): void {
     this.#interrupted = true;
     this.#group?.remove(this);
     this.#sink = undefined;
+    if (this.#detached) this.live.end();
   }
 }
 
@@ -342,7 +384,7 @@ export class Group {
     } catch (error) {
       this.hub.options.logger.error({ err: error }, 'a subscription group stopped');
       // Each member reads its own stream instead, which says what happened.
-      for (const member of [...this.#members]) member.interrupt();
+      for (const member of [...this.#members]) member.interrupt(true);
     } finally {
       this.#running = false;
       if (this.#members.size === 0) {

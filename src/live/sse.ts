@@ -48,7 +48,8 @@ function eventStream(
   bufferBytes: number,
   node: NodeResponse | undefined,
 ): Response {
-  const iterator: AsyncIterator<Result> | Iterator<Result> = isAsyncIterable(result)
+  /** The subscription's own stream, until its member joins its group and lets go of it. */
+  let iterator: AsyncIterator<Result> | Iterator<Result> | undefined = isAsyncIterable(result)
     ? result[Symbol.asyncIterator]()
     : [result][Symbol.iterator]();
   let keepAlive: NodeJS.Timeout | undefined;
@@ -61,7 +62,16 @@ function eventStream(
     clearInterval(keepAlive);
     closed.removeEventListener('abort', stop);
     member?.leave();
-    Promise.resolve(iterator.return?.()).catch(() => {});
+    Promise.resolve(iterator?.return?.()).catch(() => {});
+  };
+  /** The subscription is over: its `complete` message, then the end of the response. */
+  const complete = () => {
+    write(COMPLETE);
+    stopped = true;
+    clearInterval(keepAlive);
+    closed.removeEventListener('abort', stop);
+    member?.leave();
+    controller.close();
   };
   /** True once bytes go straight to Node's response: see `pull` below. */
   let direct = false;
@@ -84,31 +94,51 @@ function eventStream(
   };
   const sink: MemberSink = {
     send: (event, first) => write(event.sse(first)),
-    interrupted: () => void pump(),
+    interrupted: (why) => {
+      if (iterator) return void pump();
+      if (stopped) return;
+      // A detached member: what its own stream would have said last.
+      if (why === 'ended') complete();
+      else if (why === 'expired')
+        void member?.expiryResult().then((last) => {
+          write(message(last));
+          if (!stopped) complete();
+        }, fail);
+      else fail(new Error('the subscription group stopped: resume from the last event id'));
+    },
+  };
+  const fail = (error: unknown) => {
+    if (stopped) return;
+    stop();
+    controller.error(error);
+  };
+  /**
+   * Joined: the group writes this member's events, and the subscription's own stream (Yoga's
+   * iterator over it, with the per-request structures it keeps) is let go. What the stream kept
+   * besides its reads (its end, the token's expiry, the per-client place) stays with the member
+   * (`Member.detach`), and ending Yoga's iterator runs its end hooks now.
+   */
+  const detach = () => {
+    const own = iterator;
+    iterator = undefined;
+    member?.detach();
+    Promise.resolve(own?.return?.()).catch(() => {});
   };
   /** Reads the subscription's own stream until it ends, or until the member joins its group. */
   const pump = async () => {
     if (reading) return;
     reading = true;
     try {
-      while (!stopped && !member?.tryJoin(sink)) {
+      while (!stopped && iterator) {
+        if (member?.tryJoin(sink)) return detach();
         const next = await iterator.next();
         if (stopped) return;
-        if (next.done) {
-          write(COMPLETE);
-          stopped = true;
-          clearInterval(keepAlive);
-          closed.removeEventListener('abort', stop);
-          controller.close();
-          return;
-        }
+        if (next.done) return complete();
         write(message(next.value));
         member?.delivered();
       }
     } catch (error) {
-      if (stopped) return;
-      stop();
-      controller.error(error);
+      fail(error);
     } finally {
       reading = false;
     }

@@ -242,14 +242,14 @@ function memberChannel(
     async return() {
       ended = true;
       member.leave();
-      sink.interrupted();
+      sink.interrupted('ended');
       await events.return?.();
       return done;
     },
     async throw(error) {
       ended = true;
       member.leave();
-      sink.interrupted();
+      sink.interrupted('ended');
       await events.return?.();
       throw error;
     },

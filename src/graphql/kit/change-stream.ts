@@ -27,6 +27,17 @@ export interface LiveStream {
   cursor(): bigint;
   /** Calls `interrupted` once the stream ends or its token expires. */
   onInterrupt(interrupted: () => void): void;
+  /** True once the subscriber's token has expired. */
+  expired(): boolean;
+  /**
+   * From now on the iterator's `return()` only stops its reads: the subscription's end (its
+   * connection closing, the server's shutdown), its token's expiry and its place under the
+   * per-client bound stay here, for whoever called this (a fan-out member that no longer keeps
+   * the iterator), until `end()`.
+   */
+  detach(): void;
+  /** Ends the subscription: its place under the per-client bound is free again. */
+  end(): void;
 }
 
 const liveStreams = new WeakMap<object, LiveStream>();
@@ -64,7 +75,8 @@ const RETRY_MS = 1000;
 /** The longest a timer may wait (setTimeout's limit); a later expiry is checked again then. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-const tokenExpired = () =>
+/** The error that ends a subscription when its token expires (its last event). */
+export const tokenExpired = () =>
   new DomainError(
     'UNAUTHENTICATED',
     'The bearer token of this subscription has expired: subscribe again with a new token',
@@ -118,6 +130,13 @@ export async function changeStream<Event, Value>(
     interrupt();
   };
   closed?.addEventListener('abort', finish);
+  /** Set by `detach`: the iterator's end only stops its reads. */
+  let detached = false;
+  const stopReading = () => {
+    if (!detached) return finish();
+    stopWatching();
+    notify();
+  };
 
   let cursor: bigint;
   try {
@@ -218,11 +237,11 @@ export async function changeStream<Event, Value>(
       return value === undefined ? ended : { done: false, value };
     },
     async return() {
-      finish();
+      stopReading();
       return ended;
     },
     async throw(error) {
-      finish();
+      stopReading();
       throw error;
     },
     [Symbol.asyncIterator]() {
@@ -236,6 +255,11 @@ export async function changeStream<Event, Value>(
       if (done || hasExpired()) callback();
       else interrupted = callback;
     },
+    expired: hasExpired,
+    detach() {
+      detached = true;
+    },
+    end: finish,
   });
   return iterator;
 }
