@@ -1,6 +1,15 @@
-import { expect, it } from 'vitest';
+import { request as httpRequest } from 'node:http';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeDb, useTestApp } from '../helpers/app.js';
-import { makeCategory } from '../helpers/factories.js';
+import { makeCategory, makePet } from '../helpers/factories.js';
+import {
+  openSubscriptions,
+  restCall,
+  type Served,
+  serveApp,
+  sseStream,
+  untilOpen,
+} from '../helpers/live.js';
 import { rest } from '../helpers/rest.js';
 
 const query = 'subscription { petChanged { kind id cursor } }';
@@ -74,5 +83,80 @@ describeDb('a subscriber that stops reading', () => {
     for (let i = 2; i < 82; i++) later.push(await resumed.next());
     expect(later.map((message) => message.data.petChanged.id)).toEqual(created.slice(2));
     await resumed.reader.cancel();
+  });
+});
+
+describeDb('an SSE subscriber over real HTTP that stops reading', () => {
+  // The default bound (1 MiB): far above one event (about 55 KB here) and a burst of them to a
+  // client that reads.
+  const app = useTestApp();
+  let server: Served & { close(): Promise<void> };
+  beforeAll(async () => {
+    server = await serveApp(app());
+  });
+  afterAll(() => server?.close());
+
+  it('is closed once it leaves more than SUBSCRIBER_BUFFER_BYTES unread beyond the sockets, and resumes without a gap', async () => {
+    // Events of about 55 KB (100 pets of the category, five 100-character names each), so that
+    // the sockets' own buffers (megabytes on loopback) fill in a few dozen writes.
+    const category = await makeCategory(app());
+    const name = (i: number) => `Slow ${i} `.padEnd(100, 'x');
+    for (let i = 0; i < 100; i++) await makePet(app(), { name: name(i), categoryId: category.id });
+    const pet = await makePet(app(), { name: name(100), categoryId: category.id });
+    const names = ['a', 'b', 'c', 'd', 'e'].map((alias) => `${alias}: name`).join(' ');
+    const query = `subscription { petChanged(id: "${pet.id}") { cursor pet { category { pets(first: 100) { edges { node { ${names} } } } } } } }`;
+    const writer = await app().token();
+    let written = 0;
+    const rename = async () => {
+      const renamed = await restCall(server, 'PUT', `/pets/${pet.id}`, writer, {
+        name: name(101 + written++),
+        categoryId: Number(category.id),
+      });
+      expect(renamed.status).toBe(200);
+    };
+    // A reader of every event, and one that stops reading after its first.
+    const reference = sseStream(server, { query });
+    let first: string | undefined;
+    const slow = httpRequest(`${server.url}/graphql`, {
+      method: 'POST',
+      agent: false,
+      headers: { accept: 'text/event-stream', 'content-type': 'application/json' },
+    });
+    slow.on('error', () => {});
+    slow.on('response', (response) => {
+      let text = '';
+      response.on('error', () => {});
+      response.on('data', (chunk: Buffer) => {
+        text += chunk.toString();
+        first ??= /^id: (\d+)$/m.exec(text)?.[1];
+        if (first !== undefined) response.pause();
+      });
+    });
+    slow.end(JSON.stringify({ query }));
+    await untilOpen(server, 2);
+    await rename();
+    while (first === undefined) await new Promise((resolve) => setTimeout(resolve, 10));
+
+    // It reads no more: the sockets' buffers fill, then what the server holds passes the bound
+    // and the server closes the connection, which ends the subscription.
+    while ((await openSubscriptions(server)) > 1 && written < 400) {
+      await rename();
+    }
+    expect(await openSubscriptions(server)).toBe(1);
+    slow.destroy();
+
+    // Resumed from the last event it read: every later one, in order, each once.
+    const resumed = sseStream(server, { query, lastEventId: first });
+    const ids = async (stream: typeof resumed, count: number) => {
+      const read: string[] = [];
+      for (let i = 0; i < count; i++) read.push((await stream.next(10_000)).id ?? '');
+      return read;
+    };
+    const all = await ids(reference, written);
+    expect(all[0]).toBe(first);
+    expect(await ids(resumed, written - 1)).toEqual(all.slice(1));
+    reference.close();
+    resumed.close();
+    await untilOpen(server, 0);
   });
 });
