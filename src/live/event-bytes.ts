@@ -25,12 +25,22 @@ export class EventBytes {
     const variant = first && this.warnings ? 1 : 0;
     let payload = this.#payloads[variant];
     if (payload === undefined) {
-      const result =
-        variant === 1 ? withWarnings(this.result, this.warnings as Warning[]) : this.result;
+      const result = variant === 1 ? this.#withWarnings() : this.result;
       payload = serialize(result);
       this.#payloads[variant] = payload;
     }
     return payload;
+  }
+
+  /**
+   * The result with the warnings, in the order of Yoga's own stream (its warnings first, then the
+   * cursor: src/live/event-cursors.ts), so that a member's first event reads the same whether its
+   * group or its own stream delivers it.
+   */
+  #withWarnings(): ExecutionResult {
+    const { extensions, ...rest } = this.result;
+    const warned = withWarnings({}, this.warnings as Warning[]).extensions;
+    return { ...rest, extensions: { ...warned, ...extensions } };
   }
 
   /** The SSE message, with the event's cursor as its `id:` (src/live/sse.ts). */
