@@ -12,6 +12,7 @@ export interface NodeResponse {
   readonly writableLength: number;
   write(chunk: Uint8Array): boolean;
   destroy(): void;
+  once(event: 'drain', listener: () => void): unknown;
 }
 
 /** A comment line this often keeps proxies from closing a quiet stream. */
@@ -56,9 +57,17 @@ function eventStream(
   let controller: ReadableStreamDefaultController<Uint8Array>;
   let stopped = false;
   let reading = false;
+  /** A pump waiting for the client to read (`caughtUp`). */
+  let resume: (() => void) | undefined;
+  const wake = () => {
+    const waiting = resume;
+    resume = undefined;
+    waiting?.();
+  };
   const stop = () => {
     if (stopped) return;
     stopped = true;
+    wake();
     clearInterval(keepAlive);
     closed.removeEventListener('abort', stop);
     member?.leave();
@@ -124,6 +133,21 @@ function eventStream(
     member?.detach();
     Promise.resolve(own?.return?.()).catch(() => {});
   };
+  /**
+   * Undefined while the client has read all but half the bound, else resolved once it has read
+   * more: a subscription reading its own stream (catching up from a cursor, thousands of events
+   * at once) waits for its client instead of outrunning it into the bound, which is for clients
+   * that stop reading what a group writes.
+   */
+  const caughtUp = (): Promise<void> | undefined => {
+    const held = direct && node ? node.writableLength : -(controller.desiredSize ?? 0);
+    if (held <= bufferBytes / 2) return undefined;
+    return new Promise((resolve) => {
+      resume = resolve;
+      // The stream's `pull` wakes it once its queue is read; Node's response, once drained.
+      if (direct && node) node.once('drain', wake);
+    });
+  };
   /** Reads the subscription's own stream until it ends, or until the member joins its group. */
   const pump = async () => {
     if (reading) return;
@@ -131,6 +155,8 @@ function eventStream(
     try {
       while (!stopped && iterator) {
         if (member?.tryJoin(sink)) return detach();
+        await caughtUp();
+        if (stopped) return;
         const next = await iterator.next();
         if (stopped) return;
         if (next.done) return complete();
@@ -170,6 +196,7 @@ function eventStream(
       // until the stream ends, and every byte goes direct: the two paths never interleave.
       pull() {
         if (node?.headersSent) direct = true;
+        wake();
       },
       cancel: stop,
     },

@@ -1,14 +1,13 @@
 import { request as httpRequest } from 'node:http';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { describeDb, useTestApp } from '../helpers/app.js';
 import { makeCategory, makePet } from '../helpers/factories.js';
 import {
   openSubscriptions,
   restCall,
-  type Served,
-  serveApp,
   sseStream,
   untilOpen,
+  useServedApp,
 } from '../helpers/live.js';
 import { rest } from '../helpers/rest.js';
 
@@ -89,12 +88,7 @@ describeDb('a subscriber that stops reading', () => {
 describeDb('an SSE subscriber over real HTTP that stops reading', () => {
   // The default bound (1 MiB): far above one event (about 55 KB here) and a burst of them to a
   // client that reads.
-  const app = useTestApp();
-  let server: Served & { close(): Promise<void> };
-  beforeAll(async () => {
-    server = await serveApp(app());
-  });
-  afterAll(() => server?.close());
+  const { app, server } = useServedApp();
 
   it('is closed once it leaves more than SUBSCRIBER_BUFFER_BYTES unread beyond the sockets, and resumes without a gap', async () => {
     // Events of about 55 KB (100 pets of the category, five 100-character names each), so that
@@ -108,16 +102,16 @@ describeDb('an SSE subscriber over real HTTP that stops reading', () => {
     const writer = await app().token();
     let written = 0;
     const rename = async () => {
-      const renamed = await restCall(server, 'PUT', `/pets/${pet.id}`, writer, {
+      const renamed = await restCall(server(), 'PUT', `/pets/${pet.id}`, writer, {
         name: name(101 + written++),
         categoryId: Number(category.id),
       });
       expect(renamed.status).toBe(200);
     };
     // A reader of every event, and one that stops reading after its first.
-    const reference = sseStream(server, { query });
+    const reference = sseStream(server(), { query });
     let first: string | undefined;
-    const slow = httpRequest(`${server.url}/graphql`, {
+    const slow = httpRequest(`${server().url}/graphql`, {
       method: 'POST',
       agent: false,
       headers: { accept: 'text/event-stream', 'content-type': 'application/json' },
@@ -133,20 +127,18 @@ describeDb('an SSE subscriber over real HTTP that stops reading', () => {
       });
     });
     slow.end(JSON.stringify({ query }));
-    await untilOpen(server, 2);
+    await untilOpen(server(), 2);
     await rename();
     while (first === undefined) await new Promise((resolve) => setTimeout(resolve, 10));
 
     // It reads no more: the sockets' buffers fill, then what the server holds passes the bound
     // and the server closes the connection, which ends the subscription.
-    while ((await openSubscriptions(server)) > 1 && written < 400) {
-      await rename();
-    }
-    expect(await openSubscriptions(server)).toBe(1);
+    while ((await openSubscriptions(server())) > 1 && written < 400) await rename();
+    expect(await openSubscriptions(server())).toBe(1);
     slow.destroy();
 
     // Resumed from the last event it read: every later one, in order, each once.
-    const resumed = sseStream(server, { query, lastEventId: first });
+    const resumed = sseStream(server(), { query, lastEventId: first });
     const ids = async (stream: typeof resumed, count: number) => {
       const read: string[] = [];
       for (let i = 0; i < count; i++) read.push((await stream.next(10_000)).id ?? '');
@@ -157,6 +149,6 @@ describeDb('an SSE subscriber over real HTTP that stops reading', () => {
     expect(await ids(resumed, written - 1)).toEqual(all.slice(1));
     reference.close();
     resumed.close();
-    await untilOpen(server, 0);
+    await untilOpen(server(), 0);
   });
 });

@@ -1,15 +1,15 @@
 import type { ExecutionResult } from 'graphql';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { describeDb, useTestApp } from '../helpers/app.js';
+import { describeDb } from '../helpers/app.js';
 import { makePet } from '../helpers/factories.js';
 import {
   events,
   openSubscriptions,
   restCall,
   type Served,
-  serveApp,
   untilOpen,
+  useServedApp,
   wsClient,
   wsUrl,
 } from '../helpers/live.js';
@@ -48,12 +48,7 @@ async function rawSocket(server: Served) {
 }
 
 describeDb('a graphql-ws subscriber that stops reading', () => {
-  const app = useTestApp({ SUBSCRIBER_BUFFER_BYTES: '4096' });
-  let server: Served & { close(): Promise<void> };
-  beforeAll(async () => {
-    server = await serveApp(app());
-  });
-  afterAll(() => server?.close());
+  const { app, server } = useServedApp({ SUBSCRIBER_BUFFER_BYTES: '4096' });
 
   it('has its socket cut once it leaves more than SUBSCRIBER_BUFFER_BYTES unsent, and resumes with `after` without a gap', async () => {
     const pet = await makePet(app());
@@ -61,24 +56,24 @@ describeDb('a graphql-ws subscriber that stops reading', () => {
     const writer = await app().token();
     let written = 0;
     const rename = async () => {
-      const renamed = await restCall(server, 'PUT', `/pets/${petId}`, writer, {
+      const renamed = await restCall(server(), 'PUT', `/pets/${petId}`, writer, {
         name: nameOf(written++),
         categoryId: Number(pet.categoryId),
       });
       expect(renamed.status).toBe(200);
     };
     // 50 subscriptions on one socket, all members of one group: about 120 KB a write.
-    const raw = await rawSocket(server);
+    const raw = await rawSocket(server());
     for (let id = 0; id < 50; id++)
       raw.socket.send(
         JSON.stringify({ id: String(id), type: 'subscribe', payload: { query: queryOf(petId) } }),
       );
     // A subscriber that reads everything, on a socket of its own: the events the slow one missed.
-    const client = wsClient(server, writer);
+    const client = wsClient(server(), writer);
     const reference = events<ExecutionResult<Renamed>>((sink) =>
       client.subscribe({ query: queryOf(petId) }, sink),
     );
-    await untilOpen(server, 51);
+    await untilOpen(server(), 51);
     await rename();
     await raw.until(() => raw.nexts().length === 50);
     const last = raw.nexts()[0]?.payload?.data?.petChanged.cursor;
@@ -88,8 +83,8 @@ describeDb('a graphql-ws subscriber that stops reading', () => {
     // and the server cuts the socket, which ends its subscriptions (a paused client sees the cut
     // only once it reads again).
     raw.socket.pause();
-    while ((await openSubscriptions(server)) > 1 && written < 300) await rename();
-    expect(await openSubscriptions(server)).toBe(1);
+    while ((await openSubscriptions(server())) > 1 && written < 300) await rename();
+    expect(await openSubscriptions(server())).toBe(1);
     raw.socket.resume();
     expect(await raw.closed).toBe(1006);
 

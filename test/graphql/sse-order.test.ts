@@ -1,14 +1,7 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeDb, useTestApp } from '../helpers/app.js';
+import { expect, it } from 'vitest';
+import { describeDb } from '../helpers/app.js';
 import { makeCategory } from '../helpers/factories.js';
-import {
-  restCall,
-  type Served,
-  type SseMessage,
-  serveApp,
-  sseStream,
-  untilOpen,
-} from '../helpers/live.js';
+import { restCall, type SseMessage, sseStream, untilOpen, useServedApp } from '../helpers/live.js';
 
 type Stream = ReturnType<typeof sseStream>;
 
@@ -23,24 +16,19 @@ async function readPets(stream: Stream, count: number): Promise<string[]> {
 }
 
 describeDb('the events of a fan-out group to an SSE subscriber over real HTTP', () => {
-  const app = useTestApp();
-  let server: Served & { close(): Promise<void> };
-  beforeAll(async () => {
-    server = await serveApp(app());
-  });
-  afterAll(() => server?.close());
+  const { app, server } = useServedApp();
 
   it('arrive in order, each once, however quickly they follow each other, for a member that joined at once or mid-burst', async () => {
     const category = await makeCategory(app());
     const query = 'subscription { petChanged { kind id } }';
     // Two members of one group: the group's writes are what each receives.
-    const stream = sseStream(server, { query });
-    const other = sseStream(server, { query });
-    await untilOpen(server, 2);
+    const stream = sseStream(server(), { query });
+    const other = sseStream(server(), { query });
+    await untilOpen(server(), 2);
     const writer = await app().token();
     const created: string[] = [];
     const create = async (i: number) => {
-      const pet = await restCall(server, 'POST', '/pets', writer, {
+      const pet = await restCall(server(), 'POST', '/pets', writer, {
         name: `Quick ${i}`,
         categoryId: Number(category.id),
       });
@@ -56,7 +44,7 @@ describeDb('the events of a fan-out group to an SSE subscriber over real HTTP', 
     await burst(1);
     // A third subscriber resumes from the first event while more are written: it reads its own
     // stream to catch up, then joins the group mid-burst.
-    const resumed = sseStream(server, { query, lastEventId: first.id });
+    const resumed = sseStream(server(), { query, lastEventId: first.id });
     await Promise.all([burst(41), burst(81)]);
     const expected = created.toSorted();
     const pets = [JSON.parse(first.data).data.petChanged.id, ...(await readPets(stream, 120))];
@@ -66,6 +54,6 @@ describeDb('the events of a fan-out group to an SSE subscriber over real HTTP', 
     expect(later.toSorted()).toEqual(expected.filter((id) => id !== pets[0]).toSorted());
     expect((await readPets(other, 121)).toSorted()).toEqual(expected);
     for (const each of [stream, other, resumed]) each.close();
-    await untilOpen(server, 0);
+    await untilOpen(server(), 0);
   });
 });

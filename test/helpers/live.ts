@@ -6,11 +6,12 @@ import { serve } from '@hono/node-server';
 import type { ExecutionResult } from 'graphql';
 import { createClient as createSseClient } from 'graphql-sse';
 import { createClient as createWsClient } from 'graphql-ws';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import WebSocket from 'ws';
 import type { App } from '../../src/app.js';
 import { mintToken } from '../../src/auth/tokens.js';
 import { scopes } from '../../src/domain/authorization.js';
+import { useTestApp } from './app.js';
 import type { ServerProcess } from './server.js';
 
 /** A running server, in a process of its own or in the test's (only its address is used). */
@@ -32,6 +33,24 @@ export async function serveApp(app: App): Promise<Served & { close(): Promise<vo
       await new Promise((resolve) => server.close(resolve));
     },
   };
+}
+
+/**
+ * One test app per file (`useTestApp`), served over real HTTP and WebSocket on a free port
+ * (`serveApp`) for the file's tests: `server()` once it is up.
+ */
+export function useServedApp(env: Record<string, string> = {}) {
+  const app = useTestApp(env);
+  let served: (Served & { close(): Promise<void> }) | undefined;
+  beforeAll(async () => {
+    served = await serveApp(app());
+  });
+  afterAll(() => served?.close());
+  const server = (): Served => {
+    if (!served) throw new Error('the test server is not up');
+    return served;
+  };
+  return { app, server };
 }
 
 /** The secret the real servers of the subscription tests verify tokens with. */
