@@ -11,10 +11,13 @@ import { type Outbox, openOutbox } from './changes/outbox.js';
 import type { Config } from './config.js';
 import { cacheFenceRow } from './db/cache-fence.js';
 import { type Database, openDatabase } from './db/client.js';
+import { edgePurgeRow } from './db/edge-purge.js';
 import { migrate } from './db/migrate.js';
 import { seedSampleData } from './db/seed.js';
 import { createSharedReads } from './db/shared-reads.js';
 import type { ChangeFeed } from './domain/changes.js';
+import { edgeHeaders } from './edge-cache/headers.js';
+import { EdgePurger } from './edge-cache/purge.js';
 import { clipText, DomainError, methodNotAllowed } from './errors/catalogue.js';
 import { Subscriptions } from './graphql/kit/subscriptions.js';
 import { createGraphQLEdge, type GraphQLEdge } from './graphql/yoga.js';
@@ -144,6 +147,27 @@ function sharedState(
   return { redis, changes, cache, stopEvicting };
 }
 
+/** With EDGE_PURGE_URL: the CDN's purges, driven by the outbox (src/edge-cache/purge.ts). */
+function startPurges(
+  config: Config,
+  logger: Logger,
+  metrics: Metrics,
+  database: Database,
+  outbox: Outbox,
+): EdgePurger | undefined {
+  const { purgeUrl } = config.edge;
+  if (purgeUrl === undefined) return undefined;
+  const purger = new EdgePurger({
+    settings: { ...config.edge, purgeUrl },
+    source: outbox.delivery,
+    row: edgePurgeRow(database),
+    logger,
+    registry: metrics.registry,
+  });
+  purger.start();
+  return purger;
+}
+
 /** The budgets that are on (a setting of 0 turns one off), shared through Redis when configured. */
 function rateLimitsOf(config: Config, redis: RedisConnection | undefined): RateLimits {
   const clients = config.rateLimitMaxClients;
@@ -213,7 +237,11 @@ function routes(options: RoutesOptions): Hono<AppEnv> {
   ];
   // The response cache and the validators, last before either edge: a public read the cache holds
   // is answered there.
-  const cache = responseCache({ store: state.cache, metrics });
+  const cache = responseCache({
+    store: state.cache,
+    metrics,
+    edgeHeaders: edgeHeaders(config.edge),
+  });
   // Each REST route's usage count and deprecation marks come before the policies, so that every
   // call counts, answered from the cache or refused, and a deprecated route's answers carry its
   // headers, whoever gives them.
@@ -289,6 +317,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const metrics = createMetrics(database, subscriptions);
   const outbox = await openOutbox(database, { ...config.events, logger });
   const state = sharedState(config, logger, metrics, database, outbox.feed);
+  const purger = startPurges(config, logger, metrics, database, outbox);
   const clientNames = new ClientNames(config.clientNames);
   const usage = new UsageRecorder({ database, logger, metrics, ...config.usage });
   // Public reads by id, coalesced across the requests in flight on both edges.
@@ -321,7 +350,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     metrics,
     subscriptions,
     events: outbox.delivery,
-    cache: state.cache !== undefined,
+    // The answers' tags: for the cache's eviction, and for a CDN's (EDGE_CACHE_TAGS).
+    cache: state.cache !== undefined || config.edge.tags,
     developmentToken,
     persistedManifest,
     idempotency,
@@ -359,6 +389,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     close: async () => {
       idempotency.stop();
       state.stopEvicting();
+      // While the database is open: the lease goes at once, for another replica to take.
+      await purger?.close();
       // What was counted since the last write, while the database is still open.
       await usage.close();
       await outbox.close();

@@ -152,7 +152,10 @@ export interface GraphQLEdgeOptions {
   subscriptions: Subscriptions;
   /** The outbox's delivery, which subscriptions read. */
   events: EventDelivery;
-  /** Whether the response cache is on: answers then say what they hold (src/cache/graphql.ts). */
+  /**
+   * Whether answers say what they hold (src/cache/graphql.ts): for the response cache, or for the
+   * edge headers of a CDN.
+   */
   cache: boolean;
   /** Public reads by id, shared by the REST and GraphQL requests in flight. */
   shared: SharedReads;
