@@ -125,7 +125,7 @@ describeDb('two replicas', () => {
     const cdn = await startRecordingServer();
     const replicas = await startReplicas({ EDGE_PURGE_URL: cdn.url, EDGE_PURGE_MAX_TAGS: '1' });
     try {
-      const pets = [];
+      const pets: { id: bigint }[] = [];
       for (let index = 0; index < 6; index++) {
         const app = index % 2 === 0 ? replicas.a : replicas.b;
         const pet = await makePet(app);
