@@ -202,6 +202,8 @@ interface RoutesOptions {
   limits: RateLimits;
   clientNames: ClientNames;
   usage: UsageRecorder;
+  /** The CDN's purges, when EDGE_PURGE_URL is set: `/health/ready` says when they are behind. */
+  purger: EdgePurger | undefined;
 }
 
 /** Every route and middleware, in the order a request meets them. */
@@ -214,7 +216,7 @@ function routes(options: RoutesOptions): Hono<AppEnv> {
   // First, so that they see every request, including those of routes mounted later.
   app.use(accessLog(logger, options.clientNames, httpMetrics(metrics)));
   // Probes, metrics and static pages answer before the token check and the rate limit.
-  app.route('/', healthRoutes(database, logger, state.redis));
+  app.route('/', healthRoutes(database, logger, state.redis, options.purger));
   app.route('/', metricsRoutes(metrics));
   app.route('/', docsRoutes(developmentToken));
   app.route('/', landingRoutes(developmentToken));
@@ -362,7 +364,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const limits = rateLimitsOf(config, state.redis);
   const app = routes({
     ...{ config, logger, metrics, database, state, graphql, rest, verify },
-    ...{ developmentToken, limits, clientNames, usage },
+    ...{ developmentToken, limits, clientNames, usage, purger },
   });
 
   let webSockets: WebSocketTransport | undefined;

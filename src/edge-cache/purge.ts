@@ -96,6 +96,11 @@ export class EdgePurger {
     return this.#behindSince === undefined ? 0 : Date.now() - this.#behindSince;
   }
 
+  /** Whether purges are more than a second behind the committed changes (`/health/ready`). */
+  behind(): boolean {
+    return this.lagMs() > 1000;
+  }
+
   start(): void {
     this.#stopWatching = this.#options.source.watch(() => this.wake());
     this.#timer = setInterval(() => this.wake(), TICK_MS);

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, describeDb, type TestApp } from '../helpers/app.js';
 import { makePet } from '../helpers/factories.js';
+import { sampleValue, scrape } from '../helpers/metrics.js';
 import {
   type Recorded,
   type RecordingServer,
@@ -104,10 +105,29 @@ describeDb('purges of committed changes', () => {
     const attempts = cdn.attempts;
     const pet = await makePet(app);
     await rename(app, pet, 'Later');
-    await cdn.until(() => cdn.attempts >= attempts + 2);
+    await cdn.until(() => cdn.attempts >= attempts + 4);
     expect(cdn.received).toEqual([]);
+    // Requests go on; readiness and the metrics say the purges are behind.
+    const ready = async () => {
+      const response = await app?.fetch(new Request('http://petstore.test/health/ready'));
+      return { status: response?.status, body: await response?.json() };
+    };
+    expect(await ready()).toEqual({
+      status: 200,
+      body: { status: 'ok', checks: { database: 'ok', edgePurges: 'behind' } },
+    });
+    const failing = await scrape(app);
+    expect(sampleValue(failing, 'petstore_edge_purge_failures_total', {})).toBeGreaterThanOrEqual(
+      3,
+    );
+    expect(sampleValue(failing, 'petstore_edge_purge_lag_seconds', {})).toBeGreaterThan(1);
     cdn.status = 200;
     await cdn.until((received) => allTags(received).includes(`pet:${pet.id}`), 40_000);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await ready()).body.checks.edgePurges).toBe('ok');
+    const purged = await scrape(app);
+    expect(sampleValue(purged, 'petstore_edge_purge_lag_seconds', {})).toBe(0);
+    expect(sampleValue(purged, 'petstore_edge_purge_last_event', {})).toBeGreaterThan(0);
   });
 
   it('bounds each request by EDGE_PURGE_MAX_TAGS', async () => {
