@@ -11,7 +11,7 @@ export interface PurgeTarget {
 
 /** The request that purges `tags` from one kind of CDN. */
 export function purgeRequest(
-  { url, kind, token }: PurgeTarget,
+  { kind, token }: Pick<PurgeTarget, 'kind' | 'token'>,
   tags: readonly string[],
 ): RequestInit {
   switch (kind) {

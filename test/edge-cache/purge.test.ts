@@ -57,7 +57,7 @@ describeDb('purges of committed changes', () => {
       url: '/purge',
       header: ['surrogate-key', `pet:${pet} pet:* *`],
     }),
-    cloudflare: (pet: bigint) => ({
+    cloudflare: (_pet: bigint) => ({
       method: 'POST',
       url: '/purge',
       header: ['content-type', 'application/json'],
