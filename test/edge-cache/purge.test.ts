@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { purgeBatches } from '../../src/edge-cache/purge-request.js';
 import { createTestApp, describeDb, type TestApp } from '../helpers/app.js';
 import { makePet } from '../helpers/factories.js';
 import { sampleValue, scrape } from '../helpers/metrics.js';
@@ -176,5 +177,19 @@ describe('the purge configuration', () => {
       }),
     ).toThrow(/EDGE_PURGE_TOKEN: must be set when EDGE_PURGE_KIND is fastly/);
     expect(() => loadConfig({ EDGE_PURGE_URL: 'ftp://cdn' })).toThrow(/EDGE_PURGE_URL/);
+  });
+});
+
+describe('the purge batches', () => {
+  it('stay within EDGE_PURGE_MAX_TAGS and EDGE_PURGE_MAX_BYTES, every tag sent once', () => {
+    const tags = Array.from({ length: 1000 }, (_, index) => `pet:${index * 7919}`);
+    const batches = purgeBatches(tags, 100, 1024);
+    for (const batch of batches) {
+      expect(batch.length).toBeLessThanOrEqual(100);
+      expect(batch.join(' ').length).toBeLessThanOrEqual(1024);
+    }
+    expect(batches.flat()).toEqual(tags);
+    // A flood of tags becomes more requests, never a larger one.
+    expect(purgeBatches(tags, 256, 65_536).length).toBe(4);
   });
 });
