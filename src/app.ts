@@ -29,7 +29,7 @@ import { type DevelopmentToken, landingRoutes } from './http/landing.js';
 import { setResponseHeaders } from './http/response-header.js';
 import { createIdempotency } from './idempotency/keys.js';
 import { bodyTooLargeMessage, limitBody } from './limits/body-limit.js';
-import { databaseLimitMs, timeLimit } from './limits/time-limit.js';
+import { databaseLimitMs, operationTimeLimit, timeLimit } from './limits/time-limit.js';
 import type { NodeResponse } from './live/sse.js';
 import { serveWebSockets, type WebSocketTransport } from './live/websocket.js';
 import { createLogger, type Logger, terminalDestination } from './logger.js';
@@ -353,6 +353,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         socketsPerClient: config.limits.socketsPerClient,
         bufferBytes: config.limits.subscriberBufferBytes,
         clientNames,
+        timeLimit: operationTimeLimit(config.limits.requestTimeoutMs),
       });
     },
     async endSubscriptions() {
