@@ -17,19 +17,29 @@ describe.skipIf(database !== 'postgresql' || !postgresUrl)(
   () => {
     const app = useTestApp({ REQUEST_TIMEOUT_MS: '500' });
 
+    /** Holds the stock table locked (until `unlock`): a read of it waits past the limit. */
+    async function lockStock() {
+      const locker = new pg.Client({ connectionString: postgresUrl ?? undefined });
+      await locker.connect();
+      await locker.query('BEGIN');
+      await locker.query(
+        `LOCK TABLE "${app().databaseName}"."InventoryItem" IN ACCESS EXCLUSIVE MODE`,
+      );
+      return locker;
+    }
+    async function unlock(locker: pg.Client) {
+      await locker.query('ROLLBACK');
+      await locker.end();
+    }
+
     for (const [spec, accept] of [
       ['2022', 'multipart/mixed;deferSpec=20220824'],
       ['v0.2', 'multipart/mixed;incrementalSpec=v0.2'],
     ] as const) {
       it(`ends the answer with TIMEOUT in its last part (${spec})`, async () => {
         const pet = await makePet(app(), { quantity: 3 });
-        const locker = new pg.Client({ connectionString: postgresUrl ?? undefined });
-        await locker.connect();
+        const locker = await lockStock();
         try {
-          await locker.query('BEGIN');
-          await locker.query(
-            `LOCK TABLE "${app().databaseName}"."InventoryItem" IN ACCESS EXCLUSIVE MODE`,
-          );
           const response = await app().fetch(
             new Request('http://petstore.test/graphql', {
               method: 'POST',
@@ -50,8 +60,7 @@ describe.skipIf(database !== 'postgresql' || !postgresUrl)(
           );
           expect(parts.at(-1)).not.toHaveProperty('incremental');
         } finally {
-          await locker.query('ROLLBACK');
-          await locker.end();
+          await unlock(locker);
         }
       });
     }
@@ -60,13 +69,8 @@ describe.skipIf(database !== 'postgresql' || !postgresUrl)(
       const pet = await makePet(app(), { quantity: 3 });
       const server = await serveApp(app());
       const client = wsClient(server);
-      const locker = new pg.Client({ connectionString: postgresUrl ?? undefined });
-      await locker.connect();
+      const locker = await lockStock();
       try {
-        await locker.query('BEGIN');
-        await locker.query(
-          `LOCK TABLE "${app().databaseName}"."InventoryItem" IN ACCESS EXCLUSIVE MODE`,
-        );
         const answer = events((sink) =>
           client.subscribe(
             {
@@ -96,8 +100,7 @@ describe.skipIf(database !== 'postgresql' || !postgresUrl)(
         expect(await plain.ended).toMatchObject([{ extensions: { code: 'TIMEOUT', status: 503 } }]);
         expect(plain.unread).toEqual([]);
       } finally {
-        await locker.query('ROLLBACK');
-        await locker.end();
+        await unlock(locker);
         await client.dispose();
         await server.close();
       }

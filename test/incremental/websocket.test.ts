@@ -2,27 +2,13 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeDb, type TestApp, useTestApp } from '../helpers/app.js';
 import { makeCategory, makePet } from '../helpers/factories.js';
-import { assemble, multipartParts } from '../helpers/incremental.js';
+import { assemble, multipartParts, PagedStream, PetStock } from '../helpers/incremental.js';
 import { codeOf, events, liveSecret, liveToken, serveApp, wsClient } from '../helpers/live.js';
 
 /**
  * Queries over graphql-ws (the published client): one `next` message per part, then `complete`,
  * each part the same as the multipart answer's over HTTP; a refusal is one `error` message.
  */
-
-const PetStock = `query PetStock($id: ID!) {
-  pet(id: $id) { id name ...Stock @defer(label: "stock") }
-}
-fragment Stock on Pet { inventory { quantity } category { name } }`;
-
-const PagedStream = `query Page($categoryId: ID) {
-  pets(first: 5, categoryId: $categoryId) {
-    totalCount
-    edges @stream(initialCount: 2, label: "rest") {
-      node { id name ... @defer(label: "inventory") { inventory { quantity } } }
-    }
-  }
-}`;
 
 type Json = Record<string, unknown>;
 type Served = Awaited<ReturnType<typeof serveApp>>;
@@ -41,6 +27,21 @@ async function overSocket(
   } finally {
     await client.dispose();
   }
+}
+
+/** The test app served over real HTTP and WebSocket for the file's tests. */
+function useServed(app: () => TestApp): () => Served {
+  let server: Served | undefined;
+  beforeAll(async () => {
+    server = await serveApp(app());
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+  return () => {
+    if (!server) throw new Error('the server is not ready');
+    return server;
+  };
 }
 
 async function overHttp(app: TestApp, query: string, variables: Json, accept: string) {
@@ -62,13 +63,7 @@ describeDb('queries over graphql-ws', () => {
     RESPONSE_CACHE_TTL_MS: '0',
     GRAPHQL_MAX_DEPTH: '6',
   });
-  let server: Served;
-  beforeAll(async () => {
-    server = await serveApp(app());
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
+  const served = useServed(app);
 
   async function page() {
     const category = await makeCategory(app());
@@ -80,7 +75,7 @@ describeDb('queries over graphql-ws', () => {
     const pet = await makePet(app(), { name: 'Plain' });
     const query = 'query ($id: ID!) { pet(id: $id) { id name } }';
     const variables = { id: String(pet.id) };
-    const { parts, error } = await overSocket(server, { query, variables });
+    const { parts, error } = await overSocket(served(), { query, variables });
     expect(error).toBeUndefined();
     expect(parts).toEqual([
       {
@@ -103,7 +98,7 @@ describeDb('queries over graphql-ws', () => {
         [PagedStream, await page()],
       ] as const) {
         const extensions = spec === 'v0.2' ? { incrementalSpec: 'v0.2' } : {};
-        const { parts, error } = await overSocket(server, { query, variables, extensions });
+        const { parts, error } = await overSocket(served(), { query, variables, extensions });
         expect(error).toBeUndefined();
         expect(parts.length).toBeGreaterThan(1);
         expect(parts[0]).toMatchObject({
@@ -122,7 +117,7 @@ describeDb('queries over graphql-ws', () => {
 
   it('refuses a deferred fragment past the depth limit with one error message, nothing streamed', async () => {
     const deep = `{ pets(first: 1) { edges { node { ... @defer { category { pets(first: 1) { edges { node { id } } } } } } } } }`;
-    const { parts, error } = await overSocket(server, { query: deep });
+    const { parts, error } = await overSocket(served(), { query: deep });
     expect(parts).toEqual([]);
     expect(error).toMatchObject([{ extensions: { code: 'QUERY_TOO_COMPLEX', status: 400 } }]);
     expect(JSON.stringify(error)).toMatch(/depth/i);
@@ -132,7 +127,7 @@ describeDb('queries over graphql-ws', () => {
     const pet = await makePet(app());
     const query = `query ($id: ID!) { pet(id: $id) { name ... @defer(label: "orders") { orders(first: 2) { totalCount } } } }`;
     const variables = { id: String(pet.id) };
-    const anonymous = await overSocket(server, { query, variables });
+    const anonymous = await overSocket(served(), { query, variables });
     expect(anonymous.parts[1]).toMatchObject({
       incremental: [
         {
@@ -143,7 +138,7 @@ describeDb('queries over graphql-ws', () => {
         },
       ],
     });
-    const allowed = await overSocket(server, { query, variables }, await liveToken());
+    const allowed = await overSocket(served(), { query, variables }, await liveToken());
     expect(allowed.parts[1]).toMatchObject({
       incremental: [{ data: { orders: { totalCount: 0 } } }],
     });
@@ -153,7 +148,7 @@ describeDb('queries over graphql-ws', () => {
   it('refuses a mutation with METHOD_NOT_ALLOWED: mutations go by POST', async () => {
     const pet = await makePet(app());
     const { parts, error } = await overSocket(
-      server,
+      served(),
       { query: `mutation { deletePet(id: "${pet.id}") }` },
       await liveToken(),
     );
@@ -168,7 +163,7 @@ describeDb('queries over graphql-ws', () => {
     const sha256Hash = createHash('sha256').update(query).digest('hex');
     const extensions = { persistedQuery: { version: 1, sha256Hash } };
     // Unknown yet: PERSISTED_QUERY_NOT_FOUND; known once a request has sent it with its text.
-    const unknown = await overSocket(server, { query: '', extensions });
+    const unknown = await overSocket(served(), { query: '', extensions });
     expect(codeOf(unknown.error).code).toBe('PERSISTED_QUERY_NOT_FOUND');
     await app().fetch(
       new Request('http://petstore.test/graphql', {
@@ -177,7 +172,7 @@ describeDb('queries over graphql-ws', () => {
         body: JSON.stringify({ query, extensions }),
       }),
     );
-    const client = wsClient(server);
+    const client = wsClient(served());
     try {
       // The published client wants a `query` string: an empty one stands for none.
       const stream = events((sink) => client.subscribe({ query: '', extensions }, sink));
@@ -197,13 +192,7 @@ describeDb('the cost budget over graphql-ws', () => {
     RESPONSE_CACHE_TTL_MS: '0',
     RATE_LIMIT_COST_PER_MINUTE: '30',
   });
-  let server: Served;
-  beforeAll(async () => {
-    server = await serveApp(app());
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
+  const served = useServed(app);
 
   it('charges a query as over HTTP, reports it in its first part, and refuses one the budget cannot cover', async () => {
     const token = await liveToken();
@@ -211,7 +200,7 @@ describeDb('the cost budget over graphql-ws', () => {
     for (const _ of [1, 2]) await makePet(app());
     const query = (first: number) =>
       `{ pets(first: ${first}) { edges { node { id ... @defer { name } } } } }`;
-    const charged = await overSocket(server, { query: query(10) }, token);
+    const charged = await overSocket(served(), { query: query(10) }, token);
     expect(charged.error).toBeUndefined();
     expect(charged.parts[0]?.extensions).toEqual({
       cost: {
@@ -219,7 +208,7 @@ describeDb('the cost budget over graphql-ws', () => {
         throttleStatus: { maximumAvailable: 30, currentlyAvailable: 9, restoreRate: 0.5 },
       },
     });
-    const refused = await overSocket(server, { query: query(20) }, token);
+    const refused = await overSocket(served(), { query: query(20) }, token);
     expect(refused.parts).toEqual([]);
     expect(refused.error).toMatchObject([
       {
