@@ -205,7 +205,10 @@ export function productEnvironment(databaseUrl: string, secret: string): Record<
     // One load generator is one client, far over any per-client budget.
     RATE_LIMIT_PER_MINUTE: '0',
     RATE_LIMIT_COST_PER_MINUTE: '0',
-    MAX_SUBSCRIPTIONS_PER_CLIENT: '5000',
+    // The subscribers scenarios are one client with thousands of connections.
+    MAX_SUBSCRIPTIONS_PER_CLIENT: '100000',
+    MAX_SOCKETS_PER_CLIENT: '100000',
+    MAX_CONNECTIONS_PER_CLIENT: '100000',
     // Warnings and errors only: the run measures the gateway, not log shipping.
     LOG_LEVEL: 'warn',
     // The headline scenarios measure uncached work; the `-cached` ones use a second product.
@@ -232,6 +235,11 @@ export type FloorKind = 'graphql' | 'rest';
  */
 export function startFloor(kind: FloorKind, env: Record<string, string>, launcher?: Launcher) {
   return startServer(`${kind} floor`, `./floor/${kind}-server.ts`, [JSON.stringify(env)], launcher);
+}
+
+/** The fan-out floor (bench/floor/sse-server.ts): bare node:http writing SSE events. */
+export function startSseFloor() {
+  return startServer('SSE floor', './floor/sse-server.ts', []);
 }
 
 /** The baseline on the same database (a DATABASE_URL: SQLite file or PostgreSQL schema). */

@@ -23,6 +23,7 @@ import {
   startFloor,
   startLoadGenerator,
   startProduct,
+  startSseFloor,
 } from './processes.js';
 import {
   formatReport,
@@ -37,13 +38,16 @@ import { checkTargets } from './targets.js';
 import { formatVarnish, measureVarnish, type VarnishResult } from './varnish.js';
 import { verifyScenario } from './verify.js';
 
-/** The scenario of 1,000 SSE subscribers, measured on its own terms (no baseline, no autocannon). */
-const SUBSCRIBERS = 'sse-subscribers';
-/** The 100-pet page with its stock deferred: time to its first part (bench/deferred.ts). */
+/**
+ * The scenarios measured on their own terms (no baseline, no autocannon): the subscribers, SSE
+ * streams (beside the bare node:http floor writing the same bytes) and graphql-ws sockets; the
+ * 100-pet page with its stock deferred, time to its first part (bench/deferred.ts).
+ */
+const SUBSCRIBERS = ['sse-subscribers', 'ws-subscribers'];
 const DEFERRED = 'graphql-pets-deferred';
 /** Reads through Varnish against the origin alone, and the purge lag (bench/varnish.ts). */
 const VARNISH = 'through-varnish';
-const ownTerms = [SUBSCRIBERS, DEFERRED, VARNISH];
+const ownTerms = [...SUBSCRIBERS, DEFERRED, VARNISH];
 /**
  * How long the product stays idle after its start before its resident memory is read: V8's memory
  * reducer gives back what the start grew only once the process has been idle a few seconds.
@@ -58,13 +62,16 @@ database of its own (bench/README.md), and writes the report to bench/results/.
   --databases <l>  sqlite,postgresql (default both); PostgreSQL at BENCH_POSTGRES_URL
                    (default ${DEFAULT_POSTGRES_URL}), in a schema of the run's own
   --only <names>   comma-separated scenarios: ${[...scenarios.map((s) => s.name), ...ownTerms].join(', ')}
+  --subscribers <n>  subscribers of the subscribers scenarios (default 1000); at 10,000 the
+                   bench process needs an open-file limit above that (ulimit -n)
   --profile        write a CPU profile of every saturation run, a file per database, scenario,
                    role (product, floor, baseline, reference) and round, to
                    bench/results/profiles/<the run's start>/ (bench/profile.ts reads them)`;
 
 const { values: options } = parseCommand({
   name: 'npm run bench',
-  synopsis: '[--quick] [--pets <n>] [--databases <list>] [--only <names>] [--profile]',
+  synopsis:
+    '[--quick] [--pets <n>] [--databases <list>] [--only <names>] [--subscribers <n>] [--profile]',
   help: usage,
   options: {
     quick: { type: 'boolean', default: false },
@@ -72,12 +79,16 @@ const { values: options } = parseCommand({
     only: { type: 'string' },
     databases: { type: 'string', default: 'sqlite,postgresql' },
     profile: { type: 'boolean', default: false },
+    subscribers: { type: 'string', default: '1000' },
   },
 });
 const pets = Number(options.pets);
 const bench = { name: 'npm run bench' };
 if (!Number.isInteger(pets) || pets < 200)
   fail(bench, new UsageError('--pets must be an integer ≥ 200'));
+const subscriberCount = Number(options.subscribers);
+if (!Number.isInteger(subscriberCount) || subscriberCount < 1)
+  fail(bench, new UsageError('--subscribers must be a positive integer'));
 const only = options.only?.split(',').map((name) => name.trim());
 const unknown =
   only?.filter((name) => !ownTerms.includes(name) && !scenarios.some((s) => s.name === name)) ?? [];
@@ -214,9 +225,27 @@ async function benchDatabase(fixture: Fixture): Promise<ScenarioResult[]> {
       Object.assign(result, await measure(load, plan, requests, servers, profileFile));
       if (scenario.writes) result.unaccountedUnits = await fixture.unaccountedUnits();
     }
-    if (!only || only.includes(SUBSCRIBERS)) {
-      progress(`${database} ${SUBSCRIBERS}: 1,000 SSE streams, then REST writes…`);
-      subscribers.push(await measureSubscribers(product, fixture, token));
+    const counted = { subscribers: subscriberCount };
+    if (!only || only.includes('sse-subscribers')) {
+      progress(`${database} sse-subscribers: ${subscriberCount} SSE streams on the floor…`);
+      const floor = await startSseFloor();
+      try {
+        subscribers.push(await measureSubscribers(floor, fixture, token, 'sse floor', counted));
+      } finally {
+        await floor.stop();
+      }
+      progress(`${database} sse-subscribers: ${subscriberCount} SSE streams on the product…`);
+      subscribers.push(await measureSubscribers(product, fixture, token, 'sse', counted));
+    }
+    if (!only || only.includes('ws-subscribers')) {
+      // A product of its own: what the SSE streams left on the heap is not the sockets'.
+      progress(`${database} ws-subscribers: ${subscriberCount} graphql-ws sockets…`);
+      const served = await startProduct(productEnv);
+      try {
+        subscribers.push(await measureSubscribers(served, fixture, token, 'graphql-ws', counted));
+      } finally {
+        await served.stop();
+      }
     }
     if (!only || only.includes(DEFERRED)) {
       progress(`${database} ${DEFERRED}: the page, plain and deferred, one at a time…`);

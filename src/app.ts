@@ -32,7 +32,8 @@ import { type DevelopmentToken, landingRoutes } from './http/landing.js';
 import { setResponseHeaders } from './http/response-header.js';
 import { createIdempotency } from './idempotency/keys.js';
 import { bodyTooLargeMessage, limitBody } from './limits/body-limit.js';
-import { databaseLimitMs, timeLimit } from './limits/time-limit.js';
+import { databaseLimitMs, operationTimeLimit, timeLimit } from './limits/time-limit.js';
+import type { NodeResponse } from './live/sse.js';
 import { serveWebSockets, type WebSocketTransport } from './live/websocket.js';
 import { createLogger, type Logger, terminalDestination } from './logger.js';
 import { accessLog, nameClient } from './observability/access-log.js';
@@ -272,6 +273,7 @@ function routes(options: RoutesOptions): Hono<AppEnv> {
           deadline: c.get('deadline'),
           cacheable: c.get('cacheable'),
           costAccount: c.get('costAccount'),
+          nodeResponse: (c.env as { outgoing?: NodeResponse } | undefined)?.outgoing,
         }),
     ),
   );
@@ -381,7 +383,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         ...{ graphql, verify, limits, logger },
         maxPayload: config.limits.bodyBytes,
         socketsPerClient: config.limits.socketsPerClient,
+        bufferBytes: config.limits.subscriberBufferBytes,
         clientNames,
+        timeLimit: operationTimeLimit(config.limits.requestTimeoutMs),
       });
     },
     async endSubscriptions() {

@@ -143,6 +143,8 @@ export interface Limits {
   readonly subscriptionsPerClient: number;
   /** WebSockets one client may hold open. */
   readonly socketsPerClient: number;
+  /** What a live connection may leave unread before it is closed (SUBSCRIBER_BUFFER_BYTES). */
+  readonly subscriberBufferBytes: number;
   /** What parsed GraphQL documents may take on the heap (estimated, see src/graphql/documents.ts). */
   readonly documentCacheBytes: number;
   /** What the documents registered by automatic persisted queries may take. */
@@ -265,6 +267,7 @@ const envSchema = z.object({
   GRAPHQL_MAX_LIST_ITEMS: positiveInt(2000),
   MAX_SUBSCRIPTIONS_PER_CLIENT: positiveInt(100),
   MAX_SOCKETS_PER_CLIENT: positiveInt(20),
+  SUBSCRIBER_BUFFER_BYTES: positiveInt(1024 * 1024),
   GRAPHQL_DOCUMENT_CACHE_BYTES: positiveInt(32 * 1024 * 1024),
   PERSISTED_QUERIES_CACHE_BYTES: positiveInt(16 * 1024 * 1024),
   GRAPHQL_INTROSPECTION_CACHE_BYTES: z.coerce
@@ -487,6 +490,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       graphqlListItems: vars.GRAPHQL_MAX_LIST_ITEMS,
       subscriptionsPerClient: vars.MAX_SUBSCRIPTIONS_PER_CLIENT,
       socketsPerClient: vars.MAX_SOCKETS_PER_CLIENT,
+      subscriberBufferBytes: vars.SUBSCRIBER_BUFFER_BYTES,
       documentCacheBytes: vars.GRAPHQL_DOCUMENT_CACHE_BYTES,
       persistedQueriesBytes: vars.PERSISTED_QUERIES_CACHE_BYTES,
       introspectionCacheBytes: vars.GRAPHQL_INTROSPECTION_CACHE_BYTES,

@@ -33,13 +33,14 @@ import { renderGraphiQLPage } from '../http/graphiql.js';
 import type { DevelopmentToken } from '../http/landing.js';
 import { idempotentMutations } from '../idempotency/graphql.js';
 import type { Idempotency } from '../idempotency/keys.js';
-import { incrementalDelivery } from '../incremental/plugin.js';
+import type { Streamed } from '../incremental/format.js';
+import { incrementalDelivery, inFormat } from '../incremental/plugin.js';
 import { withIncrementalRules } from '../incremental/rules.js';
 import { boundedErrors, boundedValidation, boundResults } from '../limits/bounded-errors.js';
 import { queryLimits } from '../limits/query-limits.js';
 import { eventCursors } from '../live/event-cursors.js';
-import { sharedEventResults } from '../live/shared-events.js';
-import { serverSentEvents } from '../live/sse.js';
+import { FanOut } from '../live/fan-out.js';
+import { type NodeResponse, serverSentEvents } from '../live/sse.js';
 import type { GraphQLResult } from '../live/websocket.js';
 import type { Logger } from '../logger.js';
 import { graphqlMetrics } from '../observability/graphql-metrics.js';
@@ -70,8 +71,9 @@ import { schema as baseSchema } from './schema/index.js';
 
 /**
  * What depends on the kind of operation, decided in one hook:
- * - the WebSocket carries subscriptions: queries and mutations belong to HTTP, where the time and
- *   rate limits apply;
+ * - the WebSocket carries queries and subscriptions, not mutations: a mutation belongs to HTTP,
+ *   where an `Idempotency-Key` makes its retry safe (a WebSocket client that reconnects may send
+ *   an operation again, and a write must not happen twice unasked);
  * - a mutation gets the request's time-limit signal, so that an abandoned request stops resolving
  *   (a query runs compiled, which watches no signal: the cost limit bounds it);
  * - a mutation changes what later fields read (the mutations of a document run one after
@@ -80,17 +82,20 @@ import { schema as baseSchema } from './schema/index.js';
  */
 function byOperationKind(
   shared: SharedReads,
-): Plugin<GraphQLContext & { deadline?: Deadline; transport?: string }> {
+): Plugin<GraphQLContext & { deadline?: Deadline; transport?: string; executes?: 'query' }> {
   return {
     onExecute({ args }) {
       const type = operationOf(args.document, args.operationName)?.operation ?? 'query';
       const { contextValue } = args;
+      if (type !== 'mutation') {
+        if (contextValue.transport === 'websocket') contextValue.executes = 'query';
+        return;
+      }
       if (contextValue.transport === 'websocket')
         throw new DomainError(
           'METHOD_NOT_ALLOWED',
-          `The WebSocket carries subscriptions; send a ${type} by POST to /graphql`,
+          'The WebSocket carries queries and subscriptions; send a mutation by POST to /graphql',
         );
-      if (type !== 'mutation') return;
       if (contextValue.deadline)
         (args as { signal?: AbortSignal }).signal = contextValue.deadline.signal;
       // Written in place, not through `extendContext` (an `Object.assign`; see createContext).
@@ -180,16 +185,22 @@ export interface ServerContext {
   /** Where the usage counting notes what the answer used, for the response cache to keep. */
   usageNote?: UsageNote | undefined;
   accessLog?: AccessLogFields;
-  /** The request's time limit; operations over a WebSocket have none. */
+  /** The request's time limit (an operation over a WebSocket has its own). */
   deadline?: Deadline;
   /** Set on a public read the response cache may keep: what the answer holds (AppEnv). */
   cacheable?: Cacheable | undefined;
-  /** `websocket` for an operation sent over a WebSocket, which carries subscriptions only. */
+  /** `websocket` for an operation sent over a WebSocket (queries and subscriptions). */
   transport?: 'websocket';
+  /** How an operation over a WebSocket takes a streamed answer (an HTTP request's `Accept` says). */
+  streamed?: Streamed;
+  /** Set over a WebSocket when a query executes (not a subscription): its log lines say. */
+  executes?: 'query';
   /** The caller's GraphQL cost budget, while it is on (src/cost/demand-control.ts). */
   costAccount?: CostAccount | undefined;
   /** The list items an HTTP request may still resolve (set by the edge, not the app). */
   listItemBudget?: ListItemBudget;
+  /** Node's response of an HTTP request, where the server is Node's: SSE writes into it. */
+  nodeResponse?: NodeResponse | undefined;
 }
 
 export interface GraphQLEdge {
@@ -203,6 +214,8 @@ export interface GraphQLEdge {
   run(params: GraphQLParams, context: ServerContext): Promise<GraphQLResult>;
   /** An error as the edge sends it (contract code and status), for a transport's own refusals. */
   errorOf(error: unknown): GraphQLError;
+  /** The subscriptions' fan-out (src/live/fan-out.ts), which both live transports write through. */
+  readonly fanOut: FanOut;
 }
 
 /** The plugins' `operation` instrumentation as `run` calls it: for an operation with no request. */
@@ -213,13 +226,21 @@ type OperationInstrumentation = (
 
 export function createGraphQLEdge(options: GraphQLEdgeOptions): GraphQLEdge {
   const errors = createErrorHandling(options.logger, options.limits);
-  const { yoga, operation } = createYogaServer(options, errors);
+  const fanOut = new FanOut({
+    events: options.events,
+    maskError: (error) => errors.maskError(error) as GraphQLError,
+    countExecution: () => options.metrics.subscriptionExecutions.inc(),
+    countGroups: (groups) => options.metrics.subscriptionGroups.set(groups),
+    logger: options.logger,
+  });
+  const { yoga, operation } = createYogaServer(options, errors, fanOut);
   const errorOf = (error: unknown) => errors.maskError(error) as GraphQLError;
   // Read once: the server adapter is a Proxy whose every property read binds a new function.
   const { handleRequest, getResultForParams } = yoga;
   return {
     yoga,
     errorOf,
+    fanOut,
     // Not `yoga.fetch`: it makes every request's abort signal, only to drop the answer of a
     // client gone before it was ready (the HTTP adapter drops it anyway). The context waits on
     // the request for the first hook (`serverContextOf`).
@@ -241,7 +262,9 @@ export function createGraphQLEdge(options: GraphQLEdgeOptions): GraphQLEdge {
         // No HTTP response to bound its errors on the way out (`boundedErrors`): bounded here.
         if (result && !isAsyncIterable(result))
           return boundResults([result], options.limits)[0] as ExecutionResult;
-        if (result) return result;
+        // A query answered in parts, in the format its client asked for (an HTTP answer's is
+        // written so in `incrementalDelivery`, a hook of HTTP answers only).
+        if (result) return inFormat(context, result, context.deadline, errors.maskError);
         throw new Error('the operation gave no result');
       } catch (error) {
         // Refused before Yoga's own error handling (a persisted operation, in onParams).
@@ -268,6 +291,7 @@ function createYogaServer(
     usage,
   }: GraphQLEdgeOptions,
   { maskError, logFailures }: ReturnType<typeof createErrorHandling>,
+  fanOut: FanOut,
 ) {
   const yielding = mutationsYieldingTurns(baseSchema);
   const schema = cache ? schemaNotingEntities(yielding) : yielding;
@@ -314,7 +338,7 @@ function createYogaServer(
       ),
     ),
     // Before tracing, which wraps the subscribe function it sets.
-    sharedEventResults(),
+    fanOut.plugin(),
     // Outermost: the operation's span covers every phase and every other plugin's work.
     ...(tracingEnabled() ? [graphqlTracing()] : []),
     // First: the other checks and the limits see the document a persisted operation stands for.
@@ -357,7 +381,7 @@ function createYogaServer(
     // After the hooks that read a streamed query's parts in the 2022 format (demand control, the
     // cache's tags): it writes them in the format the client asked for.
     incrementalDelivery(maskError),
-    serverSentEvents(),
+    serverSentEvents(fanOut, limits.subscriberBufferBytes),
     // Last: it wraps the execution the others prepared (the mutation's loaders, its signal).
     idempotentMutations(idempotency, { mask: maskError, bounds: limits }, (domain, db) =>
       createLoaders(domain, createSharedReads(db), { cache: false }),

@@ -1,98 +1,141 @@
-import type { ExecutionResult, GraphQLError } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import type { FanOut, Member, MemberSink } from './fan-out.js';
+import { type Result, serialize } from './serialize.js';
+
+/**
+ * The Node response an SSE answer is streamed into, when the server is Node's (@hono/node-server
+ * hands it to the app as `env.outgoing`): a fan-out group writes its bytes into it directly.
+ */
+export interface NodeResponse {
+  readonly headersSent: boolean;
+  /** Bytes written and not yet handed to the socket. */
+  readonly writableLength: number;
+  write(chunk: Uint8Array): boolean;
+  destroy(): void;
+}
 
 /** A comment line this often keeps proxies from closing a quiet stream. */
 const KEEP_ALIVE_MS = 12_000;
 
-type Result = ExecutionResult & { stringify?: (result: ExecutionResult) => string };
-
-/** An error as the contract sends it: nothing of Yoga's own `http` or `unexpected` keys. */
-function errorJson(error: GraphQLError) {
-  const json = typeof error.toJSON === 'function' ? error.toJSON() : { ...error };
-  if (!json.extensions) return json;
-  const { http: _http, unexpected: _unexpected, ...extensions } = json.extensions;
-  const { extensions: _all, ...rest } = json;
-  return Object.keys(extensions).length > 0 ? { ...rest, extensions } : rest;
-}
-
-function serialize(result: Result): string {
-  if (!result.errors?.length && !result.extensions?.http)
-    return (result.stringify ?? JSON.stringify)(result);
-  const { http: _http, ...extensions } = result.extensions ?? {};
-  return JSON.stringify({
-    ...result,
-    errors: result.errors?.map(errorJson),
-    extensions: Object.keys(extensions).length > 0 ? extensions : undefined,
-  });
-}
-
-/** Messages of results that several subscribers share (src/live/shared-events.ts). */
-const messages = new WeakMap<Result, string>();
+const encoder = new TextEncoder();
+const COMMENT = encoder.encode(':\n\n');
+const COMPLETE = encoder.encode('event: complete\ndata:\n\n');
 
 /** One SSE message: `id:` when the result is an event with a cursor (src/live/event-cursors.ts). */
-function message(result: Result): string {
-  let text = messages.get(result);
-  if (text === undefined) {
-    const cursor = result.extensions?.cursor;
-    const id = typeof cursor === 'string' ? `id: ${cursor}\n` : '';
-    text = `event: next\n${id}data: ${serialize(result)}\n\n`;
-    messages.set(result, text);
-  }
-  return text;
+function message(result: Result): Uint8Array {
+  const cursor = result.extensions?.cursor;
+  const id = typeof cursor === 'string' ? `id: ${cursor}\n` : '';
+  return encoder.encode(`event: next\n${id}data: ${serialize(result)}\n\n`);
 }
 
 /**
- * The GraphQL-over-SSE response (distinct connections mode), as Yoga's own with two differences:
- * every event carries its cursor as the SSE `id:`, so that a client reconnecting with
- * `Last-Event-ID` (as the browser's EventSource does by itself) resumes where it stopped; and the
- * subscription ends as soon as the client's connection closes (`closed`), not at the next write,
- * so its place under the per-client bound is free again at once.
+ * The GraphQL-over-SSE response (distinct connections mode), as Yoga's own with differences:
+ * - every event carries its cursor as the SSE `id:`, so that a client reconnecting with
+ *   `Last-Event-ID` (as the browser's EventSource does by itself) resumes where it stopped;
+ * - the subscription ends as soon as the client's connection closes (`closed`), not at the next
+ *   write, so its place under the per-client bound is free again at once;
+ * - a fan-out member (src/live/fan-out.ts) reads its own stream only until it joins its group,
+ *   which then writes each event's bytes, the same for every member, into this stream;
+ * - what the client leaves unread is bounded: past `bufferBytes` queued here (beyond the
+ *   socket's own buffers) the stream fails, the connection is closed, and the client resumes
+ *   from the last event id it read.
  */
 function eventStream(
   result: Result | AsyncIterable<Result>,
-  fetchAPI: { Response: typeof Response; ReadableStream: typeof ReadableStream },
+  fetchAPI: { Response: typeof Response },
   closed: AbortSignal,
+  member: Member | undefined,
+  bufferBytes: number,
+  node: NodeResponse | undefined,
 ): Response {
-  const encoder = new TextEncoder();
-  let iterator: AsyncIterator<Result> | Iterator<Result> | undefined;
+  const iterator: AsyncIterator<Result> | Iterator<Result> = isAsyncIterable(result)
+    ? result[Symbol.asyncIterator]()
+    : [result][Symbol.iterator]();
   let keepAlive: NodeJS.Timeout | undefined;
+  let controller: ReadableStreamDefaultController<Uint8Array>;
+  let stopped = false;
+  let reading = false;
   const stop = () => {
+    if (stopped) return;
+    stopped = true;
     clearInterval(keepAlive);
     closed.removeEventListener('abort', stop);
-    Promise.resolve(iterator?.return?.()).catch(() => {});
+    member?.leave();
+    Promise.resolve(iterator.return?.()).catch(() => {});
   };
-  const body = new fetchAPI.ReadableStream<Uint8Array>({
-    start(controller) {
-      // Some clients see nothing until a first byte is streamed.
-      controller.enqueue(encoder.encode(':\n\n'));
-      keepAlive = setInterval(() => {
-        if (controller.desiredSize === null) clearInterval(keepAlive);
-        else if (controller.desiredSize > 0) controller.enqueue(encoder.encode(':\n\n'));
-      }, KEEP_ALIVE_MS);
-      keepAlive.unref();
-      iterator = isAsyncIterable(result)
-        ? result[Symbol.asyncIterator]()
-        : [result][Symbol.iterator]();
-      closed.addEventListener('abort', stop);
-      if (closed.aborted) stop();
-    },
-    async pull(controller) {
-      try {
-        const next = await (iterator as AsyncIterator<Result>).next();
-        if (!next.done) controller.enqueue(encoder.encode(message(next.value)));
-        else {
-          controller.enqueue(encoder.encode('event: complete\ndata:\n\n'));
+  const write = (bytes: Uint8Array) => {
+    if (stopped) return;
+    // Once the server adapter has written the head and taken everything queued, bytes go straight
+    // to Node's response: one write per member and event, as a bare node:http server does
+    // (bench/floor/sse-server.ts), instead of a pass through a web stream and its promises. Until
+    // then they queue, in order, behind what is queued.
+    if (node?.headersSent && controller.desiredSize === 0) {
+      node.write(bytes);
+      if (node.writableLength > bufferBytes) {
+        stop();
+        node.destroy();
+      }
+      return;
+    }
+    controller.enqueue(bytes);
+    // The queue's high-water mark is 0: what it holds is what the client has not read yet.
+    if ((controller.desiredSize ?? 0) < -bufferBytes) {
+      stop();
+      controller.error(new Error('the client left more than SUBSCRIBER_BUFFER_BYTES unread'));
+    }
+  };
+  const sink: MemberSink = {
+    send: (event, first) => write(event.sse(first)),
+    interrupted: () => void pump(),
+  };
+  /** Reads the subscription's own stream until it ends, or until the member joins its group. */
+  const pump = async () => {
+    if (reading) return;
+    reading = true;
+    try {
+      while (!stopped && !member?.tryJoin(sink)) {
+        const next = await iterator.next();
+        if (stopped) return;
+        if (next.done) {
+          write(COMPLETE);
+          stopped = true;
           clearInterval(keepAlive);
           closed.removeEventListener('abort', stop);
           controller.close();
+          return;
         }
-      } catch (error) {
-        clearInterval(keepAlive);
-        controller.error(error);
+        write(message(next.value));
+        member?.delivered();
       }
+    } catch (error) {
+      if (stopped) return;
+      stop();
+      controller.error(error);
+    } finally {
+      reading = false;
+    }
+  };
+  // Node's own web stream, not the server adapter's ponyfill (which drains what is enqueued into a
+  // Node stream of its own at once): its queue is what the client has not read yet.
+  const body = new ReadableStream<Uint8Array>(
+    {
+      start(streamController) {
+        controller = streamController;
+        // Some clients see nothing until a first byte is streamed.
+        controller.enqueue(COMMENT);
+        keepAlive = setInterval(() => {
+          if (stopped) clearInterval(keepAlive);
+          else if ((controller.desiredSize ?? 0) >= 0) write(COMMENT);
+        }, KEEP_ALIVE_MS);
+        keepAlive.unref();
+        closed.addEventListener('abort', stop);
+        if (closed.aborted) stop();
+        else void pump();
+      },
+      cancel: stop,
     },
-    cancel: stop,
-  });
+    { highWaterMark: 0, size: (chunk) => chunk.byteLength },
+  );
   return new fetchAPI.Response(body, {
     status: 200,
     headers: {
@@ -124,9 +167,9 @@ const matches = (accepted: string, type: string) => {
  * Subscriptions stream, and queries with `@defer` or `@stream` (src/incremental/); Yoga's own
  * writer answers those in `multipart/mixed` when that is asked instead.
  */
-export function serverSentEvents(): Plugin {
+export function serverSentEvents(fanOut: FanOut, bufferBytes: number): Plugin {
   return {
-    onResultProcess({ request, result, setResultProcessor }) {
+    onResultProcess({ request, result, setResultProcessor, serverContext }) {
       const stream = isAsyncIterable(result);
       // Only a wildcard or the type itself accepts text/event-stream, and without an Accept a
       // single result is JSON: most requests need no parse of the header.
@@ -138,7 +181,14 @@ export function serverSentEvents(): Plugin {
       if (!stream && accepted.some((type) => json.some((wanted) => matches(type, wanted)))) return;
       setResultProcessor(
         (processed, fetchAPI) =>
-          eventStream(processed as Result | AsyncIterable<Result>, fetchAPI, request.signal),
+          eventStream(
+            processed as Result | AsyncIterable<Result>,
+            fetchAPI,
+            request.signal,
+            stream ? fanOut.memberOf(serverContext) : undefined,
+            bufferBytes,
+            (serverContext as { nodeResponse?: NodeResponse }).nodeResponse,
+          ),
         'text/event-stream',
       );
     },

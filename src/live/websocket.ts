@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { type ExecutionResult, GraphQLError, parse } from 'graphql';
+import { type ExecutionResult, type GraphQLError, parse } from 'graphql';
 import type { SubscribePayload } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import type { GraphQLParams } from 'graphql-yoga';
@@ -17,11 +17,15 @@ import {
 import { rawErrorAnswer } from '../errors/socket.js';
 import { peerAddress } from '../http/client-address.js';
 import { ClientCounts } from '../http/client-counts.js';
+import type { Deadline } from '../http/deadline.js';
 import type { AccessLogFields, ClientName, CostAccount } from '../http/env.js';
+import { type Streamed, socketFormat } from '../incremental/format.js';
+import type { Limited } from '../limits/time-limit.js';
 import type { Logger } from '../logger.js';
 import type { ClientNames } from '../observability/client-name.js';
 import { clientKey, type RateLimits } from '../rate-limit/middleware.js';
 import { type Handshake, traceHandshake } from '../tracing/http.js';
+import type { FanOut, Member, MemberSink } from './fan-out.js';
 
 /** The path WebSocket clients connect to: the same as GraphQL over HTTP. */
 export const WEBSOCKET_PATH = '/graphql';
@@ -37,6 +41,12 @@ interface SocketOperation {
   transport: 'websocket';
   costAccount: CostAccount | undefined;
   accessLog: AccessLogFields;
+  /** Its time limit, as an HTTP request's (src/limits/time-limit.ts). */
+  deadline: Deadline;
+  /** The format of its parts, if it is a query with `@defer` or `@stream`. */
+  streamed: Streamed;
+  /** Set by the edge when a query executes (a mutation is refused). */
+  executes?: 'query';
 }
 
 /**
@@ -47,6 +57,8 @@ interface SocketOperation {
 export interface GraphQLPipeline {
   run(params: GraphQLParams, context: SocketOperation): Promise<GraphQLResult>;
   errorOf(error: unknown): GraphQLError;
+  /** The fan-out that writes a subscription's events once it has joined its group. */
+  readonly fanOut: Pick<FanOut, 'memberOf'>;
 }
 
 export interface WebSocketOptions {
@@ -61,6 +73,10 @@ export interface WebSocketOptions {
   socketsPerClient: number;
   /** The client a connection names: in its upgrade request's headers, else in `connection_init`. */
   clientNames: ClientNames;
+  /** What a connection may leave unread before it is closed (SUBSCRIBER_BUFFER_BYTES). */
+  bufferBytes: number;
+  /** The time limit of every operation (REQUEST_TIMEOUT_MS): `operationTimeLimit`. */
+  timeLimit: <T>(work: (deadline: Deadline) => Promise<T>) => Promise<Limited<T>>;
 }
 
 export interface WebSocketTransport {
@@ -68,8 +84,9 @@ export interface WebSocketTransport {
   close(): Promise<void>;
 }
 
-/** A subscription on a connection, as its log lines describe it. */
+/** An operation on a connection (a subscription or a query), as its log lines describe it. */
 interface Logged {
+  kind: 'subscription' | 'query';
   requestId: string;
   fields: AccessLogFields;
   started: number;
@@ -153,6 +170,16 @@ const addressOf = (request: IncomingMessage) => peerAddress(request.socket);
 const isStream = (result: GraphQLResult): result is AsyncIterable<ExecutionResult> =>
   Symbol.asyncIterator in result;
 
+/** Lets go of what an operation brought after its time limit had answered for it (a stream). */
+function letGo(late: Promise<GraphQLResult>): void {
+  late.then(
+    (result) => {
+      if (isStream(result)) void result[Symbol.asyncIterator]().return?.();
+    },
+    () => {},
+  );
+}
+
 /** A refused upgrade: the contract's error, and headers of the handshake's own. */
 interface Refusal {
   error: DomainError;
@@ -182,10 +209,86 @@ function refuseUpgrade(socket: Duplex, handshake: Handshake, { error, headers }:
 }
 
 /**
- * GraphQL subscriptions over WebSocket (the `graphql-transport-ws` protocol of graphql-ws) on
- * `server`'s /graphql. The token comes in the `connection_init` payload (an invalid one closes the
- * connection with 4403 and the reason); each `subscribe` runs through the GraphQL edge's own
- * pipeline (`GraphQLEdge.run`), so it meets every policy an HTTP request meets.
+ * What graphql-ws iterates for a fan-out member (src/live/fan-out.ts): the subscription's own
+ * stream until the member joins its group; from then on the group writes each event's `next`
+ * frame on the socket itself (graphql-ws's own messages, `complete` included, still go through
+ * graphql-ws), and this waits until the member leaves its group (its stream ended, its token
+ * expired) to read its own stream again. A socket that leaves more than `bufferBytes` unsent is
+ * cut: its client resumes with `after` set to the last cursor it read.
+ */
+function memberChannel(
+  stream: AsyncIterable<ExecutionResult>,
+  member: Member,
+  where: { socket: WebSocket; id: string; bufferBytes: number; logged: Logged; logger: Logger },
+): AsyncIterableIterator<ExecutionResult> {
+  const { socket, id, bufferBytes, logged } = where;
+  const events = stream[Symbol.asyncIterator]();
+  let wake: (() => void) | undefined;
+  let ended = false;
+  const sink: MemberSink = {
+    send(event, first) {
+      if (socket.readyState !== socket.OPEN) return;
+      logged.events++;
+      socket.send(event.frame(id, first));
+      if (socket.bufferedAmount > bufferBytes) {
+        where.logger.info(
+          {
+            requestId: logged.requestId,
+            transport: 'websocket',
+            unsentBytes: socket.bufferedAmount,
+          },
+          'subscriber closed: more than SUBSCRIBER_BUFFER_BYTES unread',
+        );
+        socket.terminate();
+      }
+    },
+    interrupted() {
+      const waiting = wake;
+      wake = undefined;
+      waiting?.();
+    },
+  };
+  const done = { done: true, value: undefined } as const;
+  const channel: AsyncIterableIterator<ExecutionResult> = {
+    async next() {
+      while (!ended && member.tryJoin(sink)) {
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+      }
+      if (ended) return done;
+      const next = await events.next();
+      if (!next.done) member.delivered();
+      return next;
+    },
+    async return() {
+      ended = true;
+      member.leave();
+      sink.interrupted();
+      await events.return?.();
+      return done;
+    },
+    async throw(error) {
+      ended = true;
+      member.leave();
+      sink.interrupted();
+      await events.return?.();
+      throw error;
+    },
+    [Symbol.asyncIterator]() {
+      return channel;
+    },
+  };
+  return channel;
+}
+
+/**
+ * GraphQL subscriptions and queries over WebSocket (the `graphql-transport-ws` protocol of
+ * graphql-ws) on `server`'s /graphql. The token comes in the `connection_init` payload (an invalid
+ * one closes the connection with 4403 and the reason); each `subscribe` runs through the GraphQL
+ * edge's own pipeline (`GraphQLEdge.run`) under the time limit, so it meets every policy an HTTP
+ * request meets. A query's answer is one `next` message, or one per part with `@defer`/`@stream`
+ * (the format: `socketFormat`), then `complete`; a mutation is refused (src/graphql/yoga.ts).
  */
 export function serveWebSockets(server: Server, options: WebSocketOptions): WebSocketTransport {
   const { graphql, verify, logger, limits, clientNames } = options;
@@ -273,7 +376,13 @@ export function serveWebSockets(server: Server, options: WebSocketOptions): WebS
         return true;
       },
       async onSubscribe(ctx, id, payload: SubscribePayload) {
-        const logged: Logged = { requestId: randomUUID(), fields: {}, started: 0, events: 0 };
+        const logged: Logged = {
+          kind: 'subscription',
+          requestId: randomUUID(),
+          fields: {},
+          started: 0,
+          events: 0,
+        };
         const subject = ctx.extra.viewer?.subject;
         const client = ctx.extra.client ?? 'unknown';
         const window = await limits.requests?.count(client);
@@ -285,14 +394,12 @@ export function serveWebSockets(server: Server, options: WebSocketOptions): WebS
           );
           return [graphql.errorOf(new DomainError('RATE_LIMITED', message))];
         }
-        const result = await graphql.run(
-          {
-            query: payload.query,
-            operationName: payload.operationName ?? undefined,
-            variables: payload.variables ?? undefined,
-            extensions: payload.extensions ?? undefined,
-          },
-          {
+        // Until it has subscribed or its answer is ready (a query's first part), the operation
+        // runs under the time limit, as an HTTP request does; a query's later parts end at its
+        // deadline (src/incremental/plugin.ts).
+        let operation: SocketOperation | undefined;
+        const limited = await options.timeLimit((deadline) => {
+          operation = {
             requestId: logged.requestId,
             viewer: ctx.extra.viewer ?? anonymous,
             client,
@@ -301,29 +408,57 @@ export function serveWebSockets(server: Server, options: WebSocketOptions): WebS
             costAccount: limits.cost?.account(client),
             // The operation's name, as the access line of an HTTP request gets it.
             accessLog: logged.fields,
-          },
-        );
-        const { requestId, fields } = logged;
-        // Refused before it subscribed (no error has a path): graphql-ws's error message.
-        if (!isStream(result) && !result.errors?.every((error) => error.path)) {
+            deadline,
+            streamed: socketFormat(payload.extensions),
+          };
+          return graphql.run(
+            {
+              query: payload.query,
+              operationName: payload.operationName ?? undefined,
+              variables: payload.variables ?? undefined,
+              extensions: payload.extensions ?? undefined,
+            },
+            operation,
+          );
+        });
+        if (limited.expired) letGo(limited.late);
+        const result = limited.expired
+          ? { errors: [graphql.errorOf(limited.error)] }
+          : limited.value;
+        if (operation?.executes) logged.kind = 'query';
+        const { requestId, fields, kind } = logged;
+        // Refused before it subscribed or ran (no error has a path): graphql-ws's error message.
+        if (!isStream(result) && result.errors && !result.errors.every((error) => error.path)) {
           const code = result.errors?.map((error) => error.extensions?.code).join(',');
           logger.info(
             { requestId, transport: 'websocket', operation: fields.operation, code, subject },
-            'subscription refused',
+            `${kind} refused`,
           );
-          return result.errors ?? [new GraphQLError('The operation did not subscribe')];
+          return result.errors;
         }
         logged.started = performance.now();
         ctx.extra.logged?.set(id, logged);
         logger.info(
           { requestId, transport: 'websocket', operation: fields.operation, subject },
-          'subscription started',
+          `${kind} started`,
         );
-        // A stream, or a subscription field that failed (a scope): its events, then complete.
+        // A stream (a subscription's events, a query's parts), or one answer (a query's, a
+        // subscription field's that failed: a scope): each a `next` message, then complete.
+        const member =
+          operation && isStream(result) ? graphql.fanOut.memberOf(operation) : undefined;
         return {
           schema: {} as never,
           document: ALREADY_SUBSCRIBED,
-          rootValue: result,
+          rootValue:
+            member && isStream(result)
+              ? memberChannel(result, member, {
+                  socket: ctx.extra.socket,
+                  id,
+                  bufferBytes: options.bufferBytes,
+                  logged,
+                  logger,
+                })
+              : result,
         };
       },
       onNext: (ctx, id, _payload, _args, result: ExecutionResult) => {
@@ -346,7 +481,7 @@ export function serveWebSockets(server: Server, options: WebSocketOptions): WebS
             events: logged.events,
             durationMs,
           },
-          'subscription ended',
+          `${logged.kind} ended`,
         );
       },
       onError: (_ctx, _id, _payload, errors) => errors.map(contractJson),

@@ -22,6 +22,13 @@ export interface Metrics {
   readonly cacheEvictions: SeriesCounter<'reason'>;
   /** Introspection-only queries by where their answer came from: `memory` or `executed`. */
   readonly introspectionAnswers: SeriesCounter<'source'>;
+  /**
+   * Executions of a subscription's document on an event: one per event and group of subscribers
+   * sharing it (src/live/fan-out.ts), however many they are.
+   */
+  readonly subscriptionExecutions: SeriesCounter;
+  /** Groups of subscribers receiving the same bytes, each with one reader of the events. */
+  readonly subscriptionGroups: Pick<Gauge, 'set'>;
   /** GraphQL operation names as a bounded label value. */
   operationName(name: string | undefined): string;
   /** Who is calling, as a bounded label value: the token subject, else the User-Agent. */
@@ -108,6 +115,16 @@ export function createMetrics(database: Database, live?: { readonly size: number
       name: 'petstore_introspection_answers_total',
       help: 'Introspection-only GraphQL queries, by where their answer came from: memory or executed',
       labelNames: ['source'],
+      registers: [registry],
+    }),
+    subscriptionGroups: new Gauge({
+      name: 'petstore_subscription_groups',
+      help: 'Groups of live subscribers receiving the same bytes (one execution per event each)',
+      registers: [registry],
+    }),
+    subscriptionExecutions: new SeriesCounter({
+      name: 'petstore_subscription_executions_total',
+      help: 'Executions of subscription documents on events: one per event and group of subscribers receiving the same bytes',
       registers: [registry],
     }),
     operationName: (name) => operationNames.value(name, 'Anonymous'),

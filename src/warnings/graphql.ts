@@ -115,39 +115,49 @@ export function warningsOf(schema: GraphQLSchema, usage: SchemaUsage): readonly 
   return warnings;
 }
 
-const withWarnings = (result: ExecutionResult, warnings: readonly Warning[]): ExecutionResult => ({
+/** The result with `extensions.warnings` (a subscription's first event, a single result). */
+export const withWarnings = (
+  result: ExecutionResult,
+  warnings: readonly Warning[],
+): ExecutionResult => ({
   ...result,
   extensions: { ...result.extensions, warnings },
 });
 
+/** What the operation's result carries in `extensions.warnings`; undefined for none. */
+export function operationWarnings(args: {
+  schema: GraphQLSchema;
+  document: Parameters<typeof schemaUsage>[1];
+  operationName?: string | null | undefined;
+  variableValues?: Readonly<Record<string, unknown>> | null | undefined;
+}): readonly Warning[] | undefined {
+  const usage = schemaUsage(args.schema, args.document, args.operationName);
+  let warnings = warningsOf(args.schema, usage);
+  const fromVariables = variableCoordinates(usage, args.variableValues);
+  if (fromVariables.length > 0) {
+    const marks = stabilityMarks(args.schema);
+    const more = fromVariables.flatMap((coordinate) => marks.get(coordinate) ?? []);
+    if (more.length > 0) {
+      const known = new Set(warnings.map((warning) => warning.coordinate));
+      warnings = [...warnings, ...more.filter((warning) => !known.has(warning.coordinate))].sort(
+        (a, b) => (a.coordinate < b.coordinate ? -1 : 1),
+      );
+    }
+  }
+  return warnings.length === 0 ? undefined : warnings;
+}
+
 /**
  * `extensions.warnings` on the result of an operation that uses a deprecated, experimental or beta
  * element (in its document, or as an enum value or input field in its variables): one entry per
- * coordinate, the result otherwise unchanged. A subscription's first event carries them. An
- * operation using none gets no `warnings` at all.
+ * coordinate, the result otherwise unchanged. A subscription's first event carries them (one a
+ * fan-out group delivers gets them there: src/live/fan-out.ts). An operation using none gets no
+ * `warnings` at all.
  */
 export function stabilityWarnings(): Plugin {
-  const warn = (args: {
-    schema: GraphQLSchema;
-    document: Parameters<typeof schemaUsage>[1];
-    operationName?: string | null | undefined;
-    variableValues?: Readonly<Record<string, unknown>> | null | undefined;
-  }) => {
-    const usage = schemaUsage(args.schema, args.document, args.operationName);
-    let warnings = warningsOf(args.schema, usage);
-    const fromVariables = variableCoordinates(usage, args.variableValues);
-    if (fromVariables.length > 0) {
-      const marks = stabilityMarks(args.schema);
-      const more = fromVariables.flatMap((coordinate) => marks.get(coordinate) ?? []);
-      if (more.length > 0) {
-        const known = new Set(warnings.map((warning) => warning.coordinate));
-        warnings = [...warnings, ...more.filter((warning) => !known.has(warning.coordinate))].sort(
-          (a, b) => (a.coordinate < b.coordinate ? -1 : 1),
-        );
-      }
-    }
-    if (warnings.length === 0) return undefined;
-    const all = warnings;
+  const warn = (args: Parameters<typeof operationWarnings>[0]) => {
+    const all = operationWarnings(args);
+    if (all === undefined) return undefined;
     let sent = false;
     return {
       // A single result, or the first event of a stream.

@@ -35,7 +35,7 @@ async function readEvents(response: Response, count: number) {
 describeDb('a subscriber that does not read', () => {
   const app = useTestApp({ EVENT_BUFFER_SIZE: '20' });
 
-  it('holds no queue: once it reads, every event comes, in order, each once, past the buffer too', async () => {
+  it('once it reads, every event comes, in order, each once, past the event buffer too (within SUBSCRIBER_BUFFER_BYTES)', async () => {
     const response = await app().fetch(
       new Request('http://petstore.test/graphql', {
         method: 'POST',

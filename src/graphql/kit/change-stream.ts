@@ -15,6 +15,48 @@ export interface ChangeSelection<Event, Value> {
   deliver(event: Event, cursor: string): Value | undefined | Promise<Value | undefined>;
 }
 
+/**
+ * What a subscription's stream lets a fan-out (src/live/fan-out.ts) know of it, so that
+ * subscriptions watching the same thing share one reader and one execution per event: what it
+ * selects, where it stands, and when it has something else to say than an event (it ended, or its
+ * token expired: its own `next()` then says it).
+ */
+export interface LiveStream {
+  readonly selection: ChangeSelection<unknown, unknown>;
+  /** The last event this stream has consumed (delivered or filtered out). */
+  cursor(): bigint;
+  /** Calls `interrupted` once the stream ends or its token expires. */
+  onInterrupt(interrupted: () => void): void;
+}
+
+const liveStreams = new WeakMap<object, LiveStream>();
+
+/** The `LiveStream` of a subscription's source stream made by `changeStream`, if it is one. */
+export function liveStreamOf(stream: unknown): LiveStream | undefined {
+  return typeof stream === 'object' && stream !== null ? liveStreams.get(stream) : undefined;
+}
+
+/**
+ * An event's value for a subscriber with context `ctx`, read afresh (new loaders): what a
+ * stream's `next()` delivers, and what a fan-out's group delivers for all its members.
+ */
+export async function deliverEvent<Event, Value>(
+  ctx: GraphQLContext,
+  selection: ChangeSelection<Event, Value>,
+  selected: Event,
+  event: ChangeEvent,
+): Promise<Value | undefined> {
+  // Each event reads anew: nothing an earlier event loaded is reused.
+  ctx.nextEvent();
+  const eventCursor = cursorOf(event.id);
+  return inLinkedSpan(
+    'subscription event',
+    event.cause,
+    { 'graphql.subscription.event': eventCursor },
+    async () => selection.deliver(selected, eventCursor),
+  );
+}
+
 /** Events taken from the delivery at a time. */
 const BATCH = 100;
 /** How long a stream waits before reading again after the outbox could not be read. */
@@ -59,6 +101,12 @@ export async function changeStream<Event, Value>(
   let expiry: NodeJS.Timeout | undefined;
   let stopWatching = () => {};
   let release = () => {};
+  let interrupted: (() => void) | undefined;
+  const interrupt = () => {
+    const callback = interrupted;
+    interrupted = undefined;
+    callback?.();
+  };
   const finish = () => {
     if (done) return;
     done = true;
@@ -67,6 +115,7 @@ export async function changeStream<Event, Value>(
     release();
     closed?.removeEventListener('abort', finish);
     notify();
+    interrupt();
   };
   closed?.addEventListener('abort', finish);
 
@@ -94,6 +143,7 @@ export async function changeStream<Event, Value>(
     if (left <= 0) {
       expired = true;
       notify();
+      interrupt();
       return;
     }
     expiry = setTimeout(armExpiry, Math.min(left, MAX_TIMER_MS));
@@ -144,16 +194,9 @@ export async function changeStream<Event, Value>(
       cursor = event.id;
       const selected = event.change && selection.select(event.change);
       if (selected === undefined) continue;
-      // Each event reads anew: nothing an earlier event loaded is reused.
-      ctx.nextEvent();
       const eventCursor = cursorOf(event.id);
       try {
-        const value = await inLinkedSpan(
-          'subscription event',
-          event.cause,
-          { 'graphql.subscription.event': eventCursor },
-          async () => selection.deliver(selected, eventCursor),
-        );
+        const value = await deliverEvent(ctx, selection, selected, event);
         if (value === undefined || done) continue;
         if (hasExpired()) continue;
         ctx.eventCursor = eventCursor;
@@ -186,6 +229,14 @@ export async function changeStream<Event, Value>(
       return iterator;
     },
   };
+  liveStreams.set(iterator, {
+    selection: selection as ChangeSelection<unknown, unknown>,
+    cursor: () => cursor,
+    onInterrupt(callback) {
+      if (done || hasExpired()) callback();
+      else interrupted = callback;
+    },
+  });
   return iterator;
 }
 
