@@ -35,6 +35,7 @@ import {
 import { type Scenario, scenarios } from './scenarios.js';
 import { formatSubscribers, measureSubscribers, type SubscribersResult } from './subscribers.js';
 import { checkTargets } from './targets.js';
+import { formatVarnish, measureVarnish, type VarnishResult } from './varnish.js';
 import { verifyScenario } from './verify.js';
 
 /**
@@ -44,7 +45,9 @@ import { verifyScenario } from './verify.js';
  */
 const SUBSCRIBERS = ['sse-subscribers', 'ws-subscribers'];
 const DEFERRED = 'graphql-pets-deferred';
-const ownTerms = [...SUBSCRIBERS, DEFERRED];
+/** Reads through Varnish against the origin alone, and the purge lag (bench/varnish.ts). */
+const VARNISH = 'through-varnish';
+const ownTerms = [...SUBSCRIBERS, DEFERRED, VARNISH];
 /**
  * How long the product stays idle after its start before its resident memory is read: V8's memory
  * reducer gives back what the start grew only once the process has been idle a few seconds.
@@ -112,6 +115,7 @@ const results: ScenarioResult[] = [];
 const idle: IdleMemory[] = [];
 const subscribers: SubscribersResult[] = [];
 const deferred: DeferredResult[] = [];
+const throughVarnish: VarnishResult[] = [];
 try {
   for (const database of databases as BenchDatabase[]) {
     progress(`${database}: creating the bench database: ${pets} pets…`);
@@ -138,6 +142,7 @@ try {
   console.log(formatReport(report));
   if (subscribers.length > 0) console.log(`\n${formatSubscribers(subscribers)}`);
   if (deferred.length > 0) console.log(`\n${formatDeferred(deferred)}`);
+  if (throughVarnish.length > 0) console.log(`\n${formatVarnish(throughVarnish)}`);
   progress(`\nJSON: ${await writeReport(report, resultsDir)}`);
   if (options.profile) progress(`CPU profiles: ${profilesDir}`);
 } finally {
@@ -247,6 +252,15 @@ async function benchDatabase(fixture: Fixture): Promise<ScenarioResult[]> {
       deferred.push(
         await measureDeferred(product, fixture, { requests: options.quick ? 50 : 200 }),
       );
+    }
+    if (!only || only.includes(VARNISH)) {
+      progress(`${database} ${VARNISH}: reads through Varnish and from the origin, then writes…`);
+      const seconds = options.quick ? 2 : 5;
+      const measured = await measureVarnish(load, productEnv, fixture, token, {
+        seconds,
+        writes: options.quick ? 10 : 50,
+      });
+      if (measured) throughVarnish.push(measured);
     }
   } finally {
     await Promise.all([

@@ -11,10 +11,13 @@ import { type Outbox, openOutbox } from './changes/outbox.js';
 import type { Config } from './config.js';
 import { cacheFenceRow } from './db/cache-fence.js';
 import { type Database, openDatabase } from './db/client.js';
+import { edgePurgeRow } from './db/edge-purge.js';
 import { migrate } from './db/migrate.js';
 import { seedSampleData } from './db/seed.js';
 import { createSharedReads } from './db/shared-reads.js';
 import type { ChangeFeed } from './domain/changes.js';
+import { edgeHeaders } from './edge-cache/headers.js';
+import { EdgePurger } from './edge-cache/purge.js';
 import { clipText, DomainError, methodNotAllowed } from './errors/catalogue.js';
 import { Subscriptions } from './graphql/kit/subscriptions.js';
 import { createGraphQLEdge, type GraphQLEdge } from './graphql/yoga.js';
@@ -29,7 +32,7 @@ import { type DevelopmentToken, landingRoutes } from './http/landing.js';
 import { setResponseHeaders } from './http/response-header.js';
 import { createIdempotency } from './idempotency/keys.js';
 import { bodyTooLargeMessage, limitBody } from './limits/body-limit.js';
-import { databaseLimitMs, timeLimit } from './limits/time-limit.js';
+import { databaseLimitMs, operationTimeLimit, timeLimit } from './limits/time-limit.js';
 import type { NodeResponse } from './live/sse.js';
 import { serveWebSockets, type WebSocketTransport } from './live/websocket.js';
 import { createLogger, type Logger, terminalDestination } from './logger.js';
@@ -145,6 +148,27 @@ function sharedState(
   return { redis, changes, cache, stopEvicting };
 }
 
+/** With EDGE_PURGE_URL: the CDN's purges, driven by the outbox (src/edge-cache/purge.ts). */
+function startPurges(
+  config: Config,
+  logger: Logger,
+  metrics: Metrics,
+  database: Database,
+  outbox: Outbox,
+): EdgePurger | undefined {
+  const { purgeUrl } = config.edge;
+  if (purgeUrl === undefined) return undefined;
+  const purger = new EdgePurger({
+    settings: { ...config.edge, purgeUrl },
+    source: outbox.delivery,
+    row: edgePurgeRow(database),
+    logger,
+    registry: metrics.registry,
+  });
+  purger.start();
+  return purger;
+}
+
 /** The budgets that are on (a setting of 0 turns one off), shared through Redis when configured. */
 function rateLimitsOf(config: Config, redis: RedisConnection | undefined): RateLimits {
   const clients = config.rateLimitMaxClients;
@@ -179,6 +203,8 @@ interface RoutesOptions {
   limits: RateLimits;
   clientNames: ClientNames;
   usage: UsageRecorder;
+  /** The CDN's purges, when EDGE_PURGE_URL is set: `/health/ready` says when they are behind. */
+  purger: EdgePurger | undefined;
 }
 
 /** Every route and middleware, in the order a request meets them. */
@@ -191,7 +217,7 @@ function routes(options: RoutesOptions): Hono<AppEnv> {
   // First, so that they see every request, including those of routes mounted later.
   app.use(accessLog(logger, options.clientNames, httpMetrics(metrics)));
   // Probes, metrics and static pages answer before the token check and the rate limit.
-  app.route('/', healthRoutes(database, logger, state.redis));
+  app.route('/', healthRoutes(database, logger, state.redis, options.purger));
   app.route('/', metricsRoutes(metrics));
   app.route('/', docsRoutes(developmentToken));
   app.route('/', landingRoutes(developmentToken));
@@ -214,7 +240,11 @@ function routes(options: RoutesOptions): Hono<AppEnv> {
   ];
   // The response cache and the validators, last before either edge: a public read the cache holds
   // is answered there.
-  const cache = responseCache({ store: state.cache, metrics });
+  const cache = responseCache({
+    store: state.cache,
+    metrics,
+    edgeHeaders: edgeHeaders(config.edge),
+  });
   // Each REST route's usage count and deprecation marks come before the policies, so that every
   // call counts, answered from the cache or refused, and a deprecated route's answers carry its
   // headers, whoever gives them.
@@ -291,6 +321,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const metrics = createMetrics(database, subscriptions);
   const outbox = await openOutbox(database, { ...config.events, logger });
   const state = sharedState(config, logger, metrics, database, outbox.feed);
+  const purger = startPurges(config, logger, metrics, database, outbox);
   const clientNames = new ClientNames(config.clientNames);
   const usage = new UsageRecorder({ database, logger, metrics, ...config.usage });
   // Public reads by id, coalesced across the requests in flight on both edges.
@@ -323,7 +354,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     metrics,
     subscriptions,
     events: outbox.delivery,
-    cache: state.cache !== undefined,
+    // The answers' tags: for the cache's eviction, and for a CDN's (EDGE_CACHE_TAGS).
+    cache: state.cache !== undefined || config.edge.tags,
     developmentToken,
     persistedManifest,
     idempotency,
@@ -334,7 +366,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const limits = rateLimitsOf(config, state.redis);
   const app = routes({
     ...{ config, logger, metrics, database, state, graphql, rest, verify },
-    ...{ developmentToken, limits, clientNames, usage },
+    ...{ developmentToken, limits, clientNames, usage, purger },
   });
 
   let webSockets: WebSocketTransport | undefined;
@@ -353,6 +385,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         socketsPerClient: config.limits.socketsPerClient,
         bufferBytes: config.limits.subscriberBufferBytes,
         clientNames,
+        timeLimit: operationTimeLimit(config.limits.requestTimeoutMs),
       });
     },
     async endSubscriptions() {
@@ -362,6 +395,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     close: async () => {
       idempotency.stop();
       state.stopEvicting();
+      // While the database is open: the lease goes at once, for another replica to take.
+      await purger?.close();
       // What was counted since the last write, while the database is still open.
       await usage.close();
       await outbox.close();

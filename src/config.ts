@@ -72,10 +72,33 @@ export interface Config {
     /** The newest events each process keeps in memory for its subscribers. */
     readonly bufferSize: number;
   };
+  /** What a CDN in front may keep of the public answers, and how committed writes purge it. */
+  readonly edge: EdgeSettings;
   /** How many client names and versions (request headers) become label values; the rest `other`. */
   readonly clientNames: ClientNameLimits;
   /** What the usage of schema coordinates and REST operations costs in memory and is kept for. */
   readonly usage: UsageSettings;
+}
+
+/** Where a committed write's purge goes (EDGE_PURGE_KIND): the request shape of each CDN. */
+export type EdgePurgeKind = 'varnish' | 'fastly' | 'cloudflare';
+
+export interface EdgeSettings {
+  /** Whether public answers carry their tags, `Surrogate-Key` and `Cache-Tag` (EDGE_CACHE_TAGS). */
+  readonly tags: boolean;
+  /** How long a CDN may keep a public answer, in seconds (EDGE_CACHE_MAX_AGE_S); 0: no lifetime. */
+  readonly maxAgeS: number;
+  /** Where committed writes purge their tags (EDGE_PURGE_URL); none: no purges. */
+  readonly purgeUrl: string | undefined;
+  readonly purgeKind: EdgePurgeKind;
+  /** Fastly's `Fastly-Key`, Cloudflare's bearer token (EDGE_PURGE_TOKEN). */
+  readonly purgeToken: string | undefined;
+  /** The most tags one purge request names (EDGE_PURGE_MAX_TAGS). */
+  readonly purgeMaxTags: number;
+  /** The most bytes of tags one purge request carries (EDGE_PURGE_MAX_BYTES). */
+  readonly purgeMaxBytes: number;
+  /** Events read from the outbox for one round of purges (EDGE_PURGE_BATCH_EVENTS). */
+  readonly purgeBatchEvents: number;
 }
 
 export interface ClientNameLimits {
@@ -334,6 +357,35 @@ const envSchema = z.object({
     .int('must be a whole number')
     .min(0, 'must be 0 or more')
     .default(10_000),
+  EDGE_CACHE_TAGS: booleanString.optional(),
+  EDGE_CACHE_MAX_AGE_S: z.coerce
+    .number({ message: 'must be a number' })
+    .int('must be a whole number')
+    .min(0, 'must be 0-31536000')
+    .max(31_536_000, 'must be 0-31536000')
+    .default(0),
+  EDGE_PURGE_URL: z
+    .url({ message: 'must be an http(s) URL, e.g. http://127.0.0.1:6081/' })
+    .refine((url) => /^https?:\/\//.test(url), {
+      message: 'must be an http(s) URL, e.g. http://127.0.0.1:6081/',
+    })
+    .optional(),
+  EDGE_PURGE_KIND: z
+    .enum(['varnish', 'fastly', 'cloudflare'], {
+      message: 'must be varnish, fastly or cloudflare',
+    })
+    .default('varnish'),
+  EDGE_PURGE_TOKEN: optionalText,
+  // Fastly takes 256 keys a request, Cloudflare 100 tags; Varnish a header of 8 KiB by default.
+  EDGE_PURGE_MAX_TAGS: positiveInt(100).refine((tags) => tags <= 256, {
+    message: 'must be 1-256 (Fastly takes 256 keys a request at most)',
+  }),
+  EDGE_PURGE_MAX_BYTES: positiveInt(4096).refine((bytes) => bytes >= 256 && bytes <= 65_536, {
+    message: 'must be 256-65536',
+  }),
+  EDGE_PURGE_BATCH_EVENTS: positiveInt(500).refine((events) => events <= 10_000, {
+    message: 'must be 1-10000',
+  }),
   EVENT_RETENTION_HOURS: positiveInt(24).refine((hours) => hours <= 24 * 365, {
     message: 'must be at most 8760 (a year)',
   }),
@@ -397,6 +449,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       `Invalid configuration:\n  CLIENT_NAMES: lists ${vars.CLIENT_NAMES.length} names, more than CLIENT_NAMES_MAX (${vars.CLIENT_NAMES_MAX}); raise CLIENT_NAMES_MAX or list fewer`,
     );
   }
+  if (vars.EDGE_PURGE_URL && vars.EDGE_PURGE_KIND !== 'varnish' && !vars.EDGE_PURGE_TOKEN) {
+    throw new ConfigError(
+      `Invalid configuration:\n  EDGE_PURGE_TOKEN: must be set when EDGE_PURGE_KIND is ${vars.EDGE_PURGE_KIND} (its API key or token)`,
+    );
+  }
   const database = parseDatabaseUrl(
     vars.DATABASE_URL,
     vars.DATABASE_POOL_SIZE,
@@ -454,6 +511,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     responseCacheMaxEntryBytes: vars.RESPONSE_CACHE_MAX_ENTRY_BYTES,
     responseCacheMaxBytes: vars.RESPONSE_CACHE_MAX_BYTES,
     responseCacheEvictChunk: vars.RESPONSE_CACHE_EVICT_CHUNK,
+    edge: Object.freeze({
+      tags: vars.EDGE_CACHE_TAGS ?? true,
+      maxAgeS: vars.EDGE_CACHE_MAX_AGE_S,
+      purgeUrl: vars.EDGE_PURGE_URL,
+      purgeKind: vars.EDGE_PURGE_KIND,
+      purgeToken: vars.EDGE_PURGE_TOKEN,
+      purgeMaxTags: vars.EDGE_PURGE_MAX_TAGS,
+      purgeMaxBytes: vars.EDGE_PURGE_MAX_BYTES,
+      purgeBatchEvents: vars.EDGE_PURGE_BATCH_EVENTS,
+    }),
     clientNames: Object.freeze({
       maxNames: vars.CLIENT_NAMES_MAX,
       listed: Object.freeze(vars.CLIENT_NAMES),

@@ -108,24 +108,30 @@ async function jsonContentOf(c: Context<AppEnv>): Promise<Content | undefined> {
   return isJson200(c.res) ? contentOf(c.res) : undefined;
 }
 
-/** Validators on a 200 JSON answer to a read that is not kept. */
-async function validate(c: Context<AppEnv>): Promise<void> {
+/** Validators (and the edge's headers, `edge`) on a 200 JSON answer to a read that is not kept. */
+async function validate(
+  c: Context<AppEnv>,
+  edge?: Readonly<Record<string, string>>,
+): Promise<void> {
   const content = await jsonContentOf(c);
-  if (content) addValidators(c, content);
+  if (content) addValidators(c, content, edge);
 }
 
 /**
  * A 200 answer with its validators, or 304 when `If-None-Match` names its tag (GET and HEAD).
- * `headers` are lower-case names, as a web `Headers` gives them.
+ * `headers` are lower-case names, as a web `Headers` gives them; `edge`, what a CDN reads of a
+ * public answer (its tags, its lifetime), joins them.
  */
 function withValidators(
   c: Context<AppEnv>,
   body: string,
   headers: Readonly<Record<string, string>>,
   etag: string,
+  edge?: Readonly<Record<string, string>>,
 ): Response {
   const validated: Record<string, string> = {};
   for (const name in headers) validated[name] = headers[name] as string;
+  if (edge) for (const name in edge) validated[name] = edge[name] as string;
   validated.etag = etag;
   validated['cache-control'] = cacheControl(c);
   if (ifNoneMatch(c.req.header('if-none-match'), etag)) {
@@ -140,10 +146,14 @@ function withValidators(
  * Validators on an answer that is not cached: its ETag as the edge set it (REST computes it where
  * it writes the JSON), else a hash of its body (of a GraphQL one, without its cost report).
  */
-function addValidators(c: Context<AppEnv>, { body, headers }: Content): void {
+function addValidators(
+  c: Context<AppEnv>,
+  { body, headers }: Content,
+  edge?: Readonly<Record<string, string>>,
+): void {
   const etag =
     headers.etag ?? strongETag(c.req.path === '/graphql' ? withoutCostReports(body) : body);
-  replaceResponse(c, withValidators(c, body, headers, etag));
+  replaceResponse(c, withValidators(c, body, headers, etag, edge));
 }
 
 /**
@@ -158,9 +168,20 @@ async function fromCache(c: Context<AppEnv>, cached: CachedResponse): Promise<Re
       status: 200,
       headers: { ...cached.headers, 'cache-control': cacheControl(c) },
     });
+  // A POST gets what belongs to the answer, not what a CDN would read of a GET's.
   if (!isRead(c.req.method))
-    return new Response(body, { status: 200, headers: { ...cached.headers } });
+    return new Response(body, { status: 200, headers: kept(cached.headers) });
   return withValidators(c, body, cached.headers, cached.etag);
+}
+
+/** The headers of an answer that belong to it (`keptHeaders`), wherever it goes. */
+function kept(answered: Readonly<Record<string, string>>): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const name of keptHeaders) {
+    const value = answered[name];
+    if (value !== undefined) headers[name] = value;
+  }
+  return headers;
 }
 
 /** Whether a response is a 200 JSON answer (never an event stream, which would never end). */
@@ -171,6 +192,11 @@ export interface ResponseCacheOptions {
   /** Where responses are kept; none when the cache is off (the validators still apply). */
   store: CacheStore | undefined;
   metrics: Metrics;
+  /**
+   * The headers a CDN reads of a public answer the cache may keep, from its tags (src/edge-cache/),
+   * or undefined when answers carry none. Kept with the entry: a hit answers them as they were.
+   */
+  edgeHeaders?: ((tags: readonly string[]) => Record<string, string>) | undefined;
 }
 
 /**
@@ -187,7 +213,11 @@ export interface ResponseCacheOptions {
  *   `private, no-store` with one), and `If-None-Match` naming the current tag answers 304 with no
  *   body.
  */
-export function responseCache({ store, metrics }: ResponseCacheOptions): MiddlewareHandler<AppEnv> {
+export function responseCache({
+  store,
+  metrics,
+  edgeHeaders,
+}: ResponseCacheOptions): MiddlewareHandler<AppEnv> {
   const validated = async (c: Context<AppEnv>, next: Next) => {
     await next();
     await validate(c);
@@ -195,7 +225,7 @@ export function responseCache({ store, metrics }: ResponseCacheOptions): Middlew
   // Not async: a POST or another write (a GraphQL operation) gets no validators, and no promise here.
   const uncached: MiddlewareHandler<AppEnv> = (c, next) =>
     isRead(c.req.method) ? validated(c, next) : next();
-  if (!store) return uncached;
+  if (!store) return edgeHeaders ? taggedOnly(edgeHeaders, uncached) : uncached;
   return async (c, next) => {
     const keyed = await cacheKey(c);
     if (keyed === undefined) return uncached(c, next);
@@ -242,24 +272,43 @@ export function responseCache({ store, metrics }: ResponseCacheOptions): Middlew
     const content = await jsonContentOf(c);
     if (!content) return;
     const { body, headers: answered } = content;
-    const kept = results ? { results } : { body };
-    const headers: Record<string, string> = {};
-    for (const name of keptHeaders) {
-      const value = answered[name];
-      if (value !== undefined) headers[name] = value;
-    }
+    const headers = kept(answered);
+    // A public read's: a POST's answer carries none, its hits leave them out (`fromCache`).
+    const forCdn = isRead(c.req.method) ? edgeHeaders?.(tags) : undefined;
+    if (forCdn) Object.assign(headers, forCdn);
     const usage = c.get('usageNote')?.coordinates;
     const response: CachedResponse = {
       headers,
-      ...kept,
+      ...(results ? { results } : { body }),
       // The edge's (a REST resource's version), else a hash of what is kept (without reports).
       etag: answered.etag ?? strongETag(results ? resultsJson(results) : body),
       ...(usage ? { usage } : {}),
     };
     await store.set(key, response, tags, generation);
     const answer = isRead(c.req.method)
-      ? withValidators(c, body, answered, response.etag)
+      ? withValidators(c, body, answered, response.etag, forCdn)
       : new Response(body, c.res);
     replaceResponse(c, answer);
+  };
+}
+
+/**
+ * With the cache off and the edge headers on: a public read still tells what its answer holds
+ * (`cacheable`), for its tags alone, which its answer carries with its validators.
+ */
+function taggedOnly(
+  edgeHeaders: (tags: readonly string[]) => Record<string, string>,
+  uncached: MiddlewareHandler<AppEnv>,
+): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (!isRead(c.req.method) || c.req.header('authorization') !== undefined)
+      return uncached(c, next);
+    let tags: readonly string[] | undefined;
+    c.set('cacheable', (holds) => {
+      tags = holds;
+    });
+    await next();
+    if (tags !== undefined && c.res.status === 200) await validate(c, edgeHeaders(tags));
+    else await validate(c);
   };
 }

@@ -42,9 +42,13 @@ export interface CacheStore {
 const contentOf = (response: CachedResponse) =>
   'body' in response ? response.body : resultsJson(response.results);
 
-/** The size a response takes in the cache's byte bound. */
-export const responseBytes = (response: CachedResponse) =>
-  contentOf(response).length + response.etag.length + (response.usage?.length ?? 0) + 64;
+/** The size a response takes in the cache's byte bound (its headers too: a CDN's tags can be long). */
+export function responseBytes(response: CachedResponse): number {
+  let bytes = contentOf(response).length + response.etag.length + (response.usage?.length ?? 0);
+  for (const name in response.headers)
+    bytes += name.length + (response.headers[name] as string).length;
+  return bytes + 64;
+}
 
 /**
  * Whether a response is small enough to keep (RESPONSE_CACHE_MAX_ENTRY_BYTES): a larger one is

@@ -22,7 +22,10 @@ interface DemandContext extends CostContext {
   params?: { operationName?: string | null | undefined };
   /** The caller's budget (on /graphql while RATE_LIMIT_COST_PER_MINUTE > 0). */
   costAccount?: CostAccount | undefined;
-  /** `websocket`: subscriptions only, which are not charged and carry no report. */
+  /**
+   * `websocket`: only what executed reports (a query); a refusal there is an `error` message, which
+   * has no `extensions`, and a subscription's results carry no report, as before.
+   */
   transport?: string;
   /** Points a batch paid for up front that its operations have not used yet. */
   prepaid?: { left: number };
@@ -50,9 +53,10 @@ function withReport<Result extends ExecutionResult>(result: Result, report: Cost
  *   Retry-After. A batch is charged the sum of its operations at once, before any runs.
  * - After execution it is refunded the difference between the estimate and what it resolved.
  * - Every response of a query or a mutation, refused or not, reports its cost in
- *   `extensions.cost` (`CostReport`). A subscription is charged its estimate when it starts,
- *   over either transport (MAX_SUBSCRIPTIONS_PER_CLIENT bounds how many are open); its events,
- *   and anything over the WebSocket, carry no report.
+ *   `extensions.cost` (`CostReport`); a query over a WebSocket too, in its first `next` message
+ *   (a refusal there is an `error` message, which has no `extensions`). A subscription is charged
+ *   its estimate when it starts, over either transport (MAX_SUBSCRIPTIONS_PER_CLIENT bounds how
+ *   many are open); its events carry no report.
  */
 export function demandControl(schema: GraphQLSchema): Plugin<DemandContext> {
   /** What an operation that ran resolved, with the weights its estimate used. */
@@ -176,7 +180,6 @@ export function demandControl(schema: GraphQLSchema): Plugin<DemandContext> {
 
     onExecute({ args, setResultAndStopExecution }) {
       const context = args.contextValue;
-      if (context.transport === 'websocket') return;
       const requested = context.cost?.requested ?? 0;
       const account = context.costAccount;
       const { document } = args;
@@ -192,7 +195,8 @@ export function demandControl(schema: GraphQLSchema): Plugin<DemandContext> {
 
     onExecutionResult({ result, setResult, context: yogaContext }) {
       const context = yogaContext as DemandContext;
-      if (context.transport === 'websocket' || Array.isArray(result)) return;
+      if (Array.isArray(result)) return;
+      if (context.transport === 'websocket' && !context.executed) return;
       if (isAsyncIterable(result)) {
         // A query delivered in parts (@defer, @stream; a subscription never executed here).
         const { executed } = context;
@@ -219,7 +223,7 @@ export function demandControl(schema: GraphQLSchema): Plugin<DemandContext> {
     // never ran is given back.
     onResultProcess({ result, setResult, serverContext }) {
       const context = serverContext as DemandContext;
-      if (context.transport === 'websocket' || isAsyncIterable(result)) return;
+      if (isAsyncIterable(result)) return;
       const account = context.costAccount;
       const left = context.prepaid?.left ?? 0;
       const refunded = left > 0 && account && context.prepaid ? account.refund(left) : undefined;

@@ -1,7 +1,7 @@
 import { type DocumentNode, execute, type GraphQLSchema, getVariableValues } from 'graphql';
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { Plugin } from 'graphql-yoga';
-import { streamedFormat } from '../incremental/format.js';
+import { type Streamed, streamedFormat } from '../incremental/format.js';
 import { streamsIn } from '../incremental/plugin.js';
 import { type IncrementalSite, planOf } from './plan/index.js';
 import { operationOf } from './plan/operation.js';
@@ -23,8 +23,8 @@ interface Compiled {
  * - a query whose variables do not coerce: graphql-js's errors carry what the contract needs
  *   (locations, the request-error status), graphql-jit's do not;
  * - a document graphql-jit cannot compile;
- * - a query with `@defer` or `@stream` for a client that takes a streamed answer (`Accept`:
- *   src/incremental/format.ts): the standard executor delivers it in parts. For any other client
+ * - a query with `@defer` or `@stream` for a client that takes a streamed answer (`Accept`, or
+ *   any WebSocket: src/incremental/format.ts): the standard executor delivers it in parts. For any other client
  *   it runs compiled like any query, the directives ignored (graphql-jit, like graphql-js 16,
  *   reads only `@skip`/`@include`): one complete answer, the same as without them.
  * The parse cache (src/graphql/documents.ts) hands the same document object for the same text, so the WeakMap holds.
@@ -60,10 +60,12 @@ export function compiledQueries(schema: GraphQLSchema): Plugin {
           ? undefined
           : compiledFor(args.document, args.operationName ?? undefined);
         if (entry && entry.incremental.length > 0) {
-          const request = (args.contextValue as { request?: Request }).request;
-          const format = streamedFormat(request?.headers.get('accept'));
+          const context = args.contextValue as { request?: Request; streamed?: Streamed };
+          const { request } = context;
+          // Over a WebSocket the transport says (src/live/websocket.ts); over HTTP, `Accept`.
+          const format = context.streamed ?? streamedFormat(request?.headers.get('accept'));
           if (format) {
-            streamsIn(request, format, entry.incremental, coerced.coerced ?? variables);
+            streamsIn(request ?? context, format, entry.incremental, coerced.coerced ?? variables);
             return executeFn(args);
           }
           // The standard executor would answer in parts: graphql-js's ignores the directives.

@@ -33,7 +33,8 @@ import { renderGraphiQLPage } from '../http/graphiql.js';
 import type { DevelopmentToken } from '../http/landing.js';
 import { idempotentMutations } from '../idempotency/graphql.js';
 import type { Idempotency } from '../idempotency/keys.js';
-import { incrementalDelivery } from '../incremental/plugin.js';
+import type { Streamed } from '../incremental/format.js';
+import { incrementalDelivery, inFormat } from '../incremental/plugin.js';
 import { withIncrementalRules } from '../incremental/rules.js';
 import { boundedErrors, boundedValidation, boundResults } from '../limits/bounded-errors.js';
 import { queryLimits } from '../limits/query-limits.js';
@@ -70,8 +71,9 @@ import { schema as baseSchema } from './schema/index.js';
 
 /**
  * What depends on the kind of operation, decided in one hook:
- * - the WebSocket carries subscriptions: queries and mutations belong to HTTP, where the time and
- *   rate limits apply;
+ * - the WebSocket carries queries and subscriptions, not mutations: a mutation belongs to HTTP,
+ *   where an `Idempotency-Key` makes its retry safe (a WebSocket client that reconnects may send
+ *   an operation again, and a write must not happen twice unasked);
  * - a mutation gets the request's time-limit signal, so that an abandoned request stops resolving
  *   (a query runs compiled, which watches no signal: the cost limit bounds it);
  * - a mutation changes what later fields read (the mutations of a document run one after
@@ -80,17 +82,20 @@ import { schema as baseSchema } from './schema/index.js';
  */
 function byOperationKind(
   shared: SharedReads,
-): Plugin<GraphQLContext & { deadline?: Deadline; transport?: string }> {
+): Plugin<GraphQLContext & { deadline?: Deadline; transport?: string; executes?: 'query' }> {
   return {
     onExecute({ args }) {
       const type = operationOf(args.document, args.operationName)?.operation ?? 'query';
       const { contextValue } = args;
+      if (type !== 'mutation') {
+        if (contextValue.transport === 'websocket') contextValue.executes = 'query';
+        return;
+      }
       if (contextValue.transport === 'websocket')
         throw new DomainError(
           'METHOD_NOT_ALLOWED',
-          `The WebSocket carries subscriptions; send a ${type} by POST to /graphql`,
+          'The WebSocket carries queries and subscriptions; send a mutation by POST to /graphql',
         );
-      if (type !== 'mutation') return;
       if (contextValue.deadline)
         (args as { signal?: AbortSignal }).signal = contextValue.deadline.signal;
       // Written in place, not through `extendContext` (an `Object.assign`; see createContext).
@@ -152,7 +157,10 @@ export interface GraphQLEdgeOptions {
   subscriptions: Subscriptions;
   /** The outbox's delivery, which subscriptions read. */
   events: EventDelivery;
-  /** Whether the response cache is on: answers then say what they hold (src/cache/graphql.ts). */
+  /**
+   * Whether answers say what they hold (src/cache/graphql.ts): for the response cache, or for the
+   * edge headers of a CDN.
+   */
   cache: boolean;
   /** Public reads by id, shared by the REST and GraphQL requests in flight. */
   shared: SharedReads;
@@ -177,12 +185,16 @@ export interface ServerContext {
   /** Where the usage counting notes what the answer used, for the response cache to keep. */
   usageNote?: UsageNote | undefined;
   accessLog?: AccessLogFields;
-  /** The request's time limit; operations over a WebSocket have none. */
+  /** The request's time limit (an operation over a WebSocket has its own). */
   deadline?: Deadline;
   /** Set on a public read the response cache may keep: what the answer holds (AppEnv). */
   cacheable?: Cacheable | undefined;
-  /** `websocket` for an operation sent over a WebSocket, which carries subscriptions only. */
+  /** `websocket` for an operation sent over a WebSocket (queries and subscriptions). */
   transport?: 'websocket';
+  /** How an operation over a WebSocket takes a streamed answer (an HTTP request's `Accept` says). */
+  streamed?: Streamed;
+  /** Set over a WebSocket when a query executes (not a subscription): its log lines say. */
+  executes?: 'query';
   /** The caller's GraphQL cost budget, while it is on (src/cost/demand-control.ts). */
   costAccount?: CostAccount | undefined;
   /** The list items an HTTP request may still resolve (set by the edge, not the app). */
@@ -250,7 +262,9 @@ export function createGraphQLEdge(options: GraphQLEdgeOptions): GraphQLEdge {
         // No HTTP response to bound its errors on the way out (`boundedErrors`): bounded here.
         if (result && !isAsyncIterable(result))
           return boundResults([result], options.limits)[0] as ExecutionResult;
-        if (result) return result;
+        // A query answered in parts, in the format its client asked for (an HTTP answer's is
+        // written so in `incrementalDelivery`, a hook of HTTP answers only).
+        if (result) return inFormat(context, result, context.deadline, errors.maskError);
         throw new Error('the operation gave no result');
       } catch (error) {
         // Refused before Yoga's own error handling (a persisted operation, in onParams).

@@ -3,7 +3,7 @@ export type Spec = '2022' | 'v0.2';
 
 /** How a client takes a streamed answer: the transport, and the format of its payloads. */
 export interface Streamed {
-  readonly transport: 'multipart' | 'sse';
+  readonly transport: 'multipart' | 'sse' | 'websocket';
   readonly spec: Spec;
 }
 
@@ -27,4 +27,16 @@ export function streamedFormat(accept: string | null | undefined): Streamed | un
     return { transport: sse ? 'sse' : 'multipart', spec };
   }
   return undefined;
+}
+
+const SOCKET_2022: Streamed = { transport: 'websocket', spec: '2022' };
+const SOCKET_V02: Streamed = { transport: 'websocket', spec: 'v0.2' };
+
+/**
+ * The format of an operation sent over a WebSocket (graphql-ws), which always takes its answer in
+ * parts (a `next` message each): graphql-js 17's when the `subscribe` message's `extensions` carry
+ * `"incrementalSpec": "v0.2"` (the parameter an `Accept` header would carry), else the 2022 one.
+ */
+export function socketFormat(extensions: Record<string, unknown> | null | undefined): Streamed {
+  return extensions?.incrementalSpec === 'v0.2' ? SOCKET_V02 : SOCKET_2022;
 }

@@ -13,20 +13,24 @@ interface Conversion {
   variables: Record<string, unknown>;
 }
 
-/** The requests whose answer goes out in parts, until it does. */
-const conversions = new WeakMap<Request, Conversion>();
+/**
+ * The operations whose answer goes out in parts, until it does: by their HTTP request, or by their
+ * context when they have none (sent over a WebSocket).
+ */
+const conversions = new WeakMap<object, Conversion>();
 
 /**
- * Notes that a request's operation runs incrementally (the standard executor's 2022 format) for a
- * client that asked for `format`: what `incrementalDelivery` needs to write it in that format.
+ * Notes that an operation runs incrementally (the standard executor's 2022 format) for a client
+ * that asked for `format`: what `inFormat` needs to write it in that format. `key`: its HTTP
+ * request, else its context.
  */
 export function streamsIn(
-  request: Request | undefined,
+  key: object,
   format: Streamed,
   sites: readonly IncrementalSite[],
   variables: Record<string, unknown>,
 ): void {
-  if (request) conversions.set(request, { format, sites, variables });
+  conversions.set(key, { format, sites, variables });
 }
 
 /**
@@ -89,24 +93,39 @@ async function* untilDeadline(
 }
 
 /**
- * Writes a streamed query's parts in the format its client asked for, last among the hooks that
- * read them (demand control's report, the response cache's complete result read the 2022
- * parts), their errors masked by `mask` (the edge's masker).
+ * A streamed query's parts in the format its client asked for (the operation noted by `streamsIn`
+ * under `key`), their errors masked by `mask` (the edge's masker), ended at `deadline`; any other
+ * result as it is. What the HTTP answer writes (`incrementalDelivery`) and a WebSocket sends.
+ */
+export function inFormat<Result>(
+  key: object,
+  result: Result,
+  deadline: { at: number } | undefined,
+  mask: (error: GraphQLError) => Error,
+): Result {
+  const conversion = conversions.get(key);
+  if (!conversion || !isAsyncIterable(result)) return result;
+  conversions.delete(key);
+  const streamed = result as AsyncIterable<Payload2022>;
+  const parts = masked(deadline ? untilDeadline(streamed, deadline.at, mask) : streamed, mask);
+  return (
+    conversion.format.spec === 'v0.2'
+      ? inSpecV02(parts, conversion.sites, conversion.variables)
+      : parts
+  ) as Result;
+}
+
+/**
+ * Writes a streamed query's parts in the format its client asked for (`inFormat`), last among the
+ * hooks that read them (demand control's report, the response cache's complete result read the
+ * 2022 parts).
  */
 export function incrementalDelivery(mask: (error: GraphQLError) => Error): Plugin {
   return {
     onResultProcess({ request, result, setResult, serverContext }) {
-      const conversion = conversions.get(request);
-      if (!conversion || !isAsyncIterable(result)) return;
-      conversions.delete(request);
+      if (!conversions.has(request)) return;
       const deadline = (serverContext as { deadline?: { at: number } }).deadline;
-      const streamed = result as AsyncIterable<Payload2022>;
-      const parts = masked(deadline ? untilDeadline(streamed, deadline.at, mask) : streamed, mask);
-      setResult(
-        (conversion.format.spec === 'v0.2'
-          ? inSpecV02(parts, conversion.sites, conversion.variables)
-          : parts) as never,
-      );
+      setResult(inFormat(request, result, deadline, mask));
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
+import type { DomainError } from '../errors/catalogue.js';
 import { timeoutError } from '../errors/classify.js';
 import { Deadline } from '../http/deadline.js';
 import type { AppEnv } from '../http/env.js';
@@ -84,6 +85,36 @@ export function timeLimit(ms: number): MiddlewareHandler<AppEnv> {
         deadline.expire(timeout);
         return errorResponse(c, timeout);
       }
+    } finally {
+      deadlines.release(deadline);
+    }
+  };
+}
+
+/** What an operation under `operationTimeLimit` came to: its value, or TIMEOUT first. */
+export type Limited<T> =
+  | { expired: false; value: T }
+  /** `late` settles as the work does, for whoever must let go of what it brings (a stream). */
+  | { expired: true; error: DomainError; late: Promise<T> };
+
+/**
+ * The same time limit for an operation that is not an HTTP request (a query or a subscription's
+ * start sent over a WebSocket): `work` gets its deadline (a mutation's signal, a streamed query's
+ * end) and the operation ends with TIMEOUT once it has run past `ms`, the deadline expired as the
+ * middleware expires it. The same checker as the middleware's, so one tick of lateness at most.
+ */
+export function operationTimeLimit(ms: number) {
+  const deadlines = new Deadlines(tickOf(ms));
+  return async <T>(work: (deadline: Deadline) => Promise<T>): Promise<Limited<T>> => {
+    const deadline = new Deadline(performance.now() + ms);
+    const running = work(deadline);
+    try {
+      if ((await deadlines.run(deadline, () => running)) === EXPIRED) {
+        const error = timeoutError();
+        deadline.expire(error);
+        return { expired: true, error, late: running };
+      }
+      return { expired: false, value: await running };
     } finally {
       deadlines.release(deadline);
     }

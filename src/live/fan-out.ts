@@ -20,6 +20,7 @@ import type { GraphQLContext } from '../graphql/kit/context.js';
 import { planOf } from '../graphql/plan/index.js';
 import { operationOf } from '../graphql/plan/operation.js';
 import type { Logger } from '../logger.js';
+import { type EventSlot, withEventSlot } from '../tracing/hooks.js';
 import { operationWarnings, withWarnings } from '../warnings/graphql.js';
 import { EventBytes } from './event-bytes.js';
 
@@ -394,11 +395,35 @@ export class Group {
     }
   }
 
-  /** One event: selected, read, executed and serialized once, written to every member. */
+  /**
+   * One event: selected, read, executed and serialized once, written to every member. The read and
+   * the execution run in the event's span (an `EventSlot`, as a member's own stream has one), so
+   * that with tracing on the reads of its fields are in the event's trace.
+   */
   async #deliver(event: ChangeEvent): Promise<void> {
+    const slot: EventSlot = { current: undefined };
+    try {
+      const result = await withEventSlot(slot, () => this.#execute(event));
+      if (!result) return;
+      const cursor = cursorOf(event.id);
+      const { maskError } = this.hub.options;
+      const sent: ExecutionResult = {
+        ...result,
+        ...(result.errors ? { errors: result.errors.map(maskError) } : {}),
+        extensions: { ...result.extensions, cursor },
+      } as ExecutionResult;
+      const bytes = new EventBytes(cursor, sent, this.#warnings);
+      for (const member of this.#members) member.send(bytes, event.id);
+    } finally {
+      slot.current?.end();
+    }
+  }
+
+  /** An event's result for the group, or undefined when the group's selection skips it. */
+  async #execute(event: ChangeEvent): Promise<ExecutionResult | undefined> {
     const { selection } = this.live;
     const selected = event.change && selection.select(event.change);
-    if (selected === undefined) return;
+    if (selected === undefined) return undefined;
     let value: unknown;
     try {
       value = await deliverEvent(this.ctx, selection, selected, event);
@@ -406,16 +431,7 @@ export class Group {
       // The field's resolver throws it: an error on this event, and the stream goes on.
       value = error instanceof Error ? error : new Error(String(error));
     }
-    if (value === undefined) return;
-    const cursor = cursorOf(event.id);
-    const result = await this.hub.resultOf(this.args, this.ctx, cursor, value);
-    const { maskError } = this.hub.options;
-    const sent: ExecutionResult = {
-      ...result,
-      ...(result.errors ? { errors: result.errors.map(maskError) } : {}),
-      extensions: { ...result.extensions, cursor },
-    } as ExecutionResult;
-    const bytes = new EventBytes(cursor, sent, this.#warnings);
-    for (const member of this.#members) member.send(bytes, event.id);
+    if (value === undefined) return undefined;
+    return this.hub.resultOf(this.args, this.ctx, cursorOf(event.id), value);
   }
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { type ExecutionResult, GraphQLError, parse } from 'graphql';
+import { type ExecutionResult, type GraphQLError, parse } from 'graphql';
 import type { SubscribePayload } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import type { GraphQLParams } from 'graphql-yoga';
@@ -17,7 +17,10 @@ import {
 import { rawErrorAnswer } from '../errors/socket.js';
 import { peerAddress } from '../http/client-address.js';
 import { ClientCounts } from '../http/client-counts.js';
+import type { Deadline } from '../http/deadline.js';
 import type { AccessLogFields, ClientName, CostAccount } from '../http/env.js';
+import { type Streamed, socketFormat } from '../incremental/format.js';
+import type { Limited } from '../limits/time-limit.js';
 import type { Logger } from '../logger.js';
 import type { ClientNames } from '../observability/client-name.js';
 import { clientKey, type RateLimits } from '../rate-limit/middleware.js';
@@ -38,6 +41,12 @@ interface SocketOperation {
   transport: 'websocket';
   costAccount: CostAccount | undefined;
   accessLog: AccessLogFields;
+  /** Its time limit, as an HTTP request's (src/limits/time-limit.ts). */
+  deadline: Deadline;
+  /** The format of its parts, if it is a query with `@defer` or `@stream`. */
+  streamed: Streamed;
+  /** Set by the edge when a query executes (a mutation is refused). */
+  executes?: 'query';
 }
 
 /**
@@ -66,6 +75,8 @@ export interface WebSocketOptions {
   clientNames: ClientNames;
   /** What a connection may leave unread before it is closed (SUBSCRIBER_BUFFER_BYTES). */
   bufferBytes: number;
+  /** The time limit of every operation (REQUEST_TIMEOUT_MS): `operationTimeLimit`. */
+  timeLimit: <T>(work: (deadline: Deadline) => Promise<T>) => Promise<Limited<T>>;
 }
 
 export interface WebSocketTransport {
@@ -73,8 +84,9 @@ export interface WebSocketTransport {
   close(): Promise<void>;
 }
 
-/** A subscription on a connection, as its log lines describe it. */
+/** An operation on a connection (a subscription or a query), as its log lines describe it. */
 interface Logged {
+  kind: 'subscription' | 'query';
   requestId: string;
   fields: AccessLogFields;
   started: number;
@@ -157,6 +169,16 @@ const addressOf = (request: IncomingMessage) => peerAddress(request.socket);
 
 const isStream = (result: GraphQLResult): result is AsyncIterable<ExecutionResult> =>
   Symbol.asyncIterator in result;
+
+/** Lets go of what an operation brought after its time limit had answered for it (a stream). */
+function letGo(late: Promise<GraphQLResult>): void {
+  late.then(
+    (result) => {
+      if (isStream(result)) void result[Symbol.asyncIterator]().return?.();
+    },
+    () => {},
+  );
+}
 
 /** A refused upgrade: the contract's error, and headers of the handshake's own. */
 interface Refusal {
@@ -261,10 +283,12 @@ function memberChannel(
 }
 
 /**
- * GraphQL subscriptions over WebSocket (the `graphql-transport-ws` protocol of graphql-ws) on
- * `server`'s /graphql. The token comes in the `connection_init` payload (an invalid one closes the
- * connection with 4403 and the reason); each `subscribe` runs through the GraphQL edge's own
- * pipeline (`GraphQLEdge.run`), so it meets every policy an HTTP request meets.
+ * GraphQL subscriptions and queries over WebSocket (the `graphql-transport-ws` protocol of
+ * graphql-ws) on `server`'s /graphql. The token comes in the `connection_init` payload (an invalid
+ * one closes the connection with 4403 and the reason); each `subscribe` runs through the GraphQL
+ * edge's own pipeline (`GraphQLEdge.run`) under the time limit, so it meets every policy an HTTP
+ * request meets. A query's answer is one `next` message, or one per part with `@defer`/`@stream`
+ * (the format: `socketFormat`), then `complete`; a mutation is refused (src/graphql/yoga.ts).
  */
 export function serveWebSockets(server: Server, options: WebSocketOptions): WebSocketTransport {
   const { graphql, verify, logger, limits, clientNames } = options;
@@ -352,7 +376,13 @@ export function serveWebSockets(server: Server, options: WebSocketOptions): WebS
         return true;
       },
       async onSubscribe(ctx, id, payload: SubscribePayload) {
-        const logged: Logged = { requestId: randomUUID(), fields: {}, started: 0, events: 0 };
+        const logged: Logged = {
+          kind: 'subscription',
+          requestId: randomUUID(),
+          fields: {},
+          started: 0,
+          events: 0,
+        };
         const subject = ctx.extra.viewer?.subject;
         const client = ctx.extra.client ?? 'unknown';
         const window = await limits.requests?.count(client);
@@ -364,43 +394,58 @@ export function serveWebSockets(server: Server, options: WebSocketOptions): WebS
           );
           return [graphql.errorOf(new DomainError('RATE_LIMITED', message))];
         }
-        const operation: SocketOperation = {
-          requestId: logged.requestId,
-          viewer: ctx.extra.viewer ?? anonymous,
-          client,
-          ...(ctx.extra.clientName ? { clientName: ctx.extra.clientName } : {}),
-          transport: 'websocket',
-          costAccount: limits.cost?.account(client),
-          // The operation's name, as the access line of an HTTP request gets it.
-          accessLog: logged.fields,
-        };
-        const result = await graphql.run(
-          {
-            query: payload.query,
-            operationName: payload.operationName ?? undefined,
-            variables: payload.variables ?? undefined,
-            extensions: payload.extensions ?? undefined,
-          },
-          operation,
-        );
-        const { requestId, fields } = logged;
-        // Refused before it subscribed (no error has a path): graphql-ws's error message.
-        if (!isStream(result) && !result.errors?.every((error) => error.path)) {
+        // Until it has subscribed or its answer is ready (a query's first part), the operation
+        // runs under the time limit, as an HTTP request does; a query's later parts end at its
+        // deadline (src/incremental/plugin.ts).
+        let operation: SocketOperation | undefined;
+        const limited = await options.timeLimit((deadline) => {
+          operation = {
+            requestId: logged.requestId,
+            viewer: ctx.extra.viewer ?? anonymous,
+            client,
+            ...(ctx.extra.clientName ? { clientName: ctx.extra.clientName } : {}),
+            transport: 'websocket',
+            costAccount: limits.cost?.account(client),
+            // The operation's name, as the access line of an HTTP request gets it.
+            accessLog: logged.fields,
+            deadline,
+            streamed: socketFormat(payload.extensions),
+          };
+          return graphql.run(
+            {
+              query: payload.query,
+              operationName: payload.operationName ?? undefined,
+              variables: payload.variables ?? undefined,
+              extensions: payload.extensions ?? undefined,
+            },
+            operation,
+          );
+        });
+        if (limited.expired) letGo(limited.late);
+        const result = limited.expired
+          ? { errors: [graphql.errorOf(limited.error)] }
+          : limited.value;
+        if (operation?.executes) logged.kind = 'query';
+        const { requestId, fields, kind } = logged;
+        // Refused before it subscribed or ran (no error has a path): graphql-ws's error message.
+        if (!isStream(result) && result.errors && !result.errors.every((error) => error.path)) {
           const code = result.errors?.map((error) => error.extensions?.code).join(',');
           logger.info(
             { requestId, transport: 'websocket', operation: fields.operation, code, subject },
-            'subscription refused',
+            `${kind} refused`,
           );
-          return result.errors ?? [new GraphQLError('The operation did not subscribe')];
+          return result.errors;
         }
         logged.started = performance.now();
         ctx.extra.logged?.set(id, logged);
         logger.info(
           { requestId, transport: 'websocket', operation: fields.operation, subject },
-          'subscription started',
+          `${kind} started`,
         );
-        // A stream, or a subscription field that failed (a scope): its events, then complete.
-        const member = isStream(result) ? graphql.fanOut.memberOf(operation) : undefined;
+        // A stream (a subscription's events, a query's parts), or one answer (a query's, a
+        // subscription field's that failed: a scope): each a `next` message, then complete.
+        const member =
+          operation && isStream(result) ? graphql.fanOut.memberOf(operation) : undefined;
         return {
           schema: {} as never,
           document: ALREADY_SUBSCRIBED,
@@ -436,7 +481,7 @@ export function serveWebSockets(server: Server, options: WebSocketOptions): WebS
             events: logged.events,
             durationMs,
           },
-          'subscription ended',
+          `${logged.kind} ended`,
         );
       },
       onError: (_ctx, _id, _payload, errors) => errors.map(contractJson),

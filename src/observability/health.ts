@@ -37,6 +37,8 @@ export function healthRoutes(
   logger: Logger,
   /** The shared state's connection, when replicas share one (REDIS_URL). */
   redis?: { status(): 'up' | 'down' },
+  /** The CDN's purges, when EDGE_PURGE_URL is set (src/edge-cache/purge.ts). */
+  purges?: { behind(): boolean },
 ) {
   const routes = new Hono<AppEnv>();
   routes.get('/health/live', (c) => c.json({ status: 'ok' }, 200, noStore));
@@ -44,9 +46,10 @@ export function healthRoutes(
     try {
       await ping(database);
       // Redis is reported, never required: without it the replicas go on, sharing less.
-      const checks = redis
-        ? { database: 'ok', redis: redis.status() === 'up' ? 'ok' : 'down' }
-        : { database: 'ok' };
+      const checks: Record<string, string> = { database: 'ok' };
+      if (redis) checks.redis = redis.status() === 'up' ? 'ok' : 'down';
+      // Reported, never required either: a CDN that does not take purges fails no request.
+      if (purges) checks.edgePurges = purges.behind() ? 'behind' : 'ok';
       return c.json({ status: 'ok', checks }, 200, noStore);
     } catch (error) {
       // Not ready, whatever the failure was; probes come every few seconds: throttled.

@@ -39,6 +39,9 @@ const layers: readonly (readonly string[])[] = [
   // The policies that need no kit: the change feed, the response cache, the rate limits, the
   // cost rule and report, the limits, persisted operations.
   ['changes', 'cache', 'rate-limit', 'cost', 'limits', 'persisted'],
+  // Edge caching: the headers a CDN reads of the cache's answers, and the purges driven by the
+  // outbox with the cache's tags.
+  ['edge-cache'],
   // What a resource declares its GraphQL types and REST routes with: below the resources, while the
   // rest of their top folders (the schema and the router that gather every resource, the servers)
   // sits above them.

@@ -109,7 +109,7 @@ const environmentVariables = new Set(
 const isVariable = (name: string) =>
   environmentVariables.has(name) ||
   /^(OTEL|TEST|BENCH)_/.test(name) ||
-  ['CHROMIUM_PATH', 'USAGE_TOKEN'].includes(name);
+  ['CHROMIUM_PATH', 'VARNISHD_PATH', 'USAGE_TOKEN'].includes(name);
 
 /** Names in code spans that look like error codes and are not: each says why. */
 const notErrorCodes = new Set([

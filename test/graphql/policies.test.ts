@@ -21,13 +21,15 @@ import {
 import { type ServerProcess, startServer } from '../helpers/server.js';
 
 /**
- * Every GraphQL policy holds for the same document on every transport: POST and GET carry the
- * query form of a document, GraphQL over SSE and the WebSocket its subscription form (the
- * WebSocket carries subscriptions only). Real servers, the published clients.
+ * Every GraphQL policy holds for the same document on every transport: POST, GET and the
+ * WebSocket carry the query form of a document, GraphQL over SSE and the WebSocket its
+ * subscription form. Real servers, the published clients.
  */
 
-type Transport = 'POST' | 'GET' | 'SSE' | 'WebSocket';
-const transports: Transport[] = ['POST', 'GET', 'SSE', 'WebSocket'];
+type Transport = 'POST' | 'GET' | 'WebSocket query' | 'SSE' | 'WebSocket';
+const transports: Transport[] = ['POST', 'GET', 'WebSocket query', 'SSE', 'WebSocket'];
+const carriesQueries = (transport: Transport) =>
+  transport === 'POST' || transport === 'GET' || transport === 'WebSocket query';
 
 interface Request {
   query: string;
@@ -49,6 +51,26 @@ async function overHttp(server: ServerProcess, method: 'POST' | 'GET', request: 
     body = JSON.stringify({ query: request.query, extensions: request.extensions });
   }
   return (await (await fetch(url, { method, headers, body })).json()) as ExecutionResult;
+}
+
+/** A query's answer over graphql-ws (its one `next` message), or its refusal. */
+async function overSocket(server: ServerProcess, request: Request): Promise<unknown> {
+  const client = wsClient(server, request.token);
+  try {
+    const payload = { query: request.query, extensions: request.extensions ?? {} };
+    const answer = events((sink) => client.subscribe(payload, sink));
+    const error = await answer.ended;
+    return error ?? answer.unread[0];
+  } finally {
+    await client.dispose();
+  }
+}
+
+/** A query's answer on a transport that carries queries. */
+function overQueryTransport(server: ServerProcess, transport: Transport, request: Request) {
+  return transport === 'WebSocket query'
+    ? overSocket(server, request)
+    : overHttp(server, transport as 'POST' | 'GET', request);
 }
 
 /**
@@ -176,30 +198,28 @@ describeDb('the GraphQL policies on every transport', () => {
 
   it.each(cases)('$policy over $transport', async (policy) => {
     const caller = policy.anonymous ? undefined : token;
-    const result =
-      policy.transport === 'POST' || policy.transport === 'GET'
-        ? await overHttp(server, policy.transport, { query: policy.query, token: caller })
-        : await overStream(
-            server,
-            policy.transport,
-            { query: policy.subscription, token: caller },
-            touchPet,
-          );
+    const result = carriesQueries(policy.transport)
+      ? await overQueryTransport(server, policy.transport, { query: policy.query, token: caller })
+      : await overStream(
+          server,
+          policy.transport as 'SSE' | 'WebSocket',
+          { query: policy.subscription, token: caller },
+          touchPet,
+        );
     expect(codeOf(result).code, JSON.stringify(result) ?? String(result)).toBe(policy.code);
   });
 
   it.each(transports)('an allowed document runs over %s', async (transport) => {
-    const result =
-      transport === 'POST' || transport === 'GET'
-        ? await overHttp(server, transport, { query: '{ pets(first: 2) { totalCount } }' })
-        : await overStream(
-            server,
-            transport,
-            { query: `subscription { petChanged(id: "${petId}") { id } }` },
-            touchPet,
-          );
+    const result = carriesQueries(transport)
+      ? await overQueryTransport(server, transport, { query: '{ pets(first: 2) { totalCount } }' })
+      : await overStream(
+          server,
+          transport as 'SSE' | 'WebSocket',
+          { query: `subscription { petChanged(id: "${petId}") { id } }` },
+          touchPet,
+        );
     expect(result).toEqual(
-      transport === 'POST' || transport === 'GET'
+      carriesQueries(transport)
         ? {
             data: { pets: { totalCount: 5 } },
             extensions: { cost: { requestedQueryCost: 2, actualQueryCost: 2 } },
@@ -249,27 +269,39 @@ describeDb('PERSISTED_OPERATIONS_ONLY on every transport', () => {
   };
 
   const run = (transport: Transport, document: string, extensions?: Record<string, unknown>) =>
-    transport === 'POST' || transport === 'GET'
-      ? overHttp(server, transport, { query: document, extensions, token })
-      : overStream(server, transport, { query: document, extensions, token }, touchPet);
+    carriesQueries(transport)
+      ? overQueryTransport(server, transport, { query: document, extensions, token })
+      : overStream(
+          server,
+          transport as 'SSE' | 'WebSocket',
+          { query: document, extensions, token },
+          touchPet,
+        );
 
   it.each(transports)('refuses a document outside the manifest over %s', async (transport) => {
-    const document =
-      transport === 'POST' || transport === 'GET'
-        ? '{ pets(first: 2) { totalCount } }'
-        : 'subscription { inventoryChanged { petId } }';
+    const document = carriesQueries(transport)
+      ? '{ pets(first: 2) { totalCount } }'
+      : 'subscription { inventoryChanged { petId } }';
     expect(codeOf(await run(transport, document)).code).toBe('PERSISTED_QUERY_ONLY');
   });
 
   it.each(transports)('runs a listed operation over %s', async (transport) => {
-    const document = transport === 'POST' || transport === 'GET' ? listedQuery : listedSubscription;
+    const document = carriesQueries(transport) ? listedQuery : listedSubscription;
     const persistedQuery = { version: 1, sha256Hash: hash(document) };
     const result = await run(transport, document, { persistedQuery });
     expect(codeOf(result).code).toBeUndefined();
     expect((result as ExecutionResult).data).toEqual(
-      transport === 'POST' || transport === 'GET'
-        ? { pets: { totalCount: 1 } }
-        : { petChanged: { id: petId } },
+      carriesQueries(transport) ? { pets: { totalCount: 1 } } : { petChanged: { id: petId } },
     );
+  });
+
+  it('runs a listed query sent by its hash alone over graphql-ws', async () => {
+    const persistedQuery = { version: 1, sha256Hash: hash(listedQuery) };
+    // The published client wants a `query` string: an empty one stands for none.
+    const result = await run('WebSocket query', '', { persistedQuery });
+    expect(result).toEqual({
+      data: { pets: { totalCount: 1 } },
+      extensions: { cost: { requestedQueryCost: 2, actualQueryCost: 2 } },
+    });
   });
 });

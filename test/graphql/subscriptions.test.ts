@@ -245,9 +245,11 @@ describeDb('subscriptions on the real server', () => {
       );
     }
 
-    // The WebSocket carries subscriptions only.
-    const query = events((sink) => ws.subscribe({ query: '{ pets { totalCount } }' }, sink));
-    expect(codeOf(await query.ended)).toEqual({ code: 'METHOD_NOT_ALLOWED', status: 405 });
+    // The WebSocket carries queries and subscriptions, not mutations.
+    const mutation = events((sink) =>
+      ws.subscribe({ query: 'mutation { deleteCategory(id: "0") }' }, sink),
+    );
+    expect(codeOf(await mutation.ended)).toEqual({ code: 'METHOD_NOT_ALLOWED', status: 405 });
     await ws.dispose();
     await untilOpen(server, 0);
   });

@@ -106,3 +106,19 @@ export function assemble(parts: Json[], spec: '2022' | 'v0.2'): Json {
   if (spec === 'v0.2' && completed.size !== pending.size) fail('a pending id was never completed');
   return data;
 }
+
+/** A deferred named fragment: what the incremental tests ask for over every transport. */
+export const PetStock = `query PetStock($id: ID!) {
+  pet(id: $id) { id name ...Stock @defer(label: "stock") }
+}
+fragment Stock on Pet { inventory { quantity } category { name } }`;
+
+/** A streamed page whose items each defer their stock. */
+export const PagedStream = `query Page($categoryId: ID) {
+  pets(first: 5, categoryId: $categoryId) {
+    totalCount
+    edges @stream(initialCount: 2, label: "rest") {
+      node { id name ... @defer(label: "inventory") { inventory { quantity } } }
+    }
+  }
+}`;

@@ -1,23 +1,15 @@
 import { expect, it } from 'vitest';
 import { describeDb, type TestApp, useTestApp } from '../helpers/app.js';
 import { makeCategory, makePet } from '../helpers/factories.js';
-import { assemble, eventStreamParts, multipartParts } from '../helpers/incremental.js';
+import {
+  assemble,
+  eventStreamParts,
+  multipartParts,
+  PagedStream,
+  PetStock,
+} from '../helpers/incremental.js';
 
 const URL_BASE = 'http://petstore.test';
-
-const PetStock = `query PetStock($id: ID!) {
-  pet(id: $id) { id name ...Stock @defer(label: "stock") }
-}
-fragment Stock on Pet { inventory { quantity } category { name } }`;
-
-const PagedStream = `query Page($categoryId: ID) {
-  pets(first: 5, categoryId: $categoryId) {
-    totalCount
-    edges @stream(initialCount: 2, label: "rest") {
-      node { id name ... @defer(label: "inventory") { inventory { quantity } } }
-    }
-  }
-}`;
 
 /** The same documents without the directives: what one complete answer holds. */
 const strip = (query: string) =>

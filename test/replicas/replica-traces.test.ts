@@ -79,9 +79,11 @@ describe.runIf(database === 'postgresql' && databaseAvailable && redisUrl !== nu
             span.name === 'subscription event' &&
             span.links.some((link) => link.traceId === traceId),
         );
+      // The two subscribers of one document and scopes are one group: one execution, one span,
+      // for each event (two if one had not joined its group yet).
       const spans = await receiver.waitFor(
         (all) =>
-          linked(all).length === 2 &&
+          linked(all).length >= 1 &&
           all.some((span) => span.traceId === traceId && span.name === 'domain placeOrder'),
       );
       // The link names the write itself: replica A's domain operation, in the caller's trace.

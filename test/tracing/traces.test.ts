@@ -338,9 +338,9 @@ describe.runIf(databaseAvailable)('traces exported over OTLP/HTTP', () => {
       connectionParams: { authorization: `Bearer ${await liveToken()}` },
       retryAttempts: 0,
     });
-    // Refused (the WebSocket carries subscriptions only): its span still ends, with the code.
+    // Refused (the WebSocket carries no mutation): its span still ends, with the code.
     const refused = events((sink) =>
-      client.subscribe({ query: 'query OverSocket { categories { id } }' }, sink),
+      client.subscribe({ query: 'mutation OverSocket { deleteCategory(id: "0") }' }, sink),
     );
     expect(codeOf(await refused.ended)).toEqual({ code: 'METHOD_NOT_ALLOWED', status: 405 });
     await client.dispose();
@@ -354,7 +354,7 @@ describe.runIf(databaseAvailable)('traces exported over OTLP/HTTP', () => {
       (all) =>
         inTrace(caller.traceId)(all).length > 0 &&
         inTrace(nowhere.traceId)(all).length > 0 &&
-        all.some((span) => span.name === 'query OverSocket'),
+        all.some((span) => span.name === 'mutation OverSocket'),
     );
     expect(inTrace(caller.traceId)(spans)).toEqual([
       expect.objectContaining({
@@ -367,8 +367,8 @@ describe.runIf(databaseAvailable)('traces exported over OTLP/HTTP', () => {
         }),
       }),
     ]);
-    expect(spans.find((span) => span.name === 'query OverSocket')).toMatchObject({
-      attributes: { 'error.type': 'METHOD_NOT_ALLOWED', 'graphql.operation.type': 'query' },
+    expect(spans.find((span) => span.name === 'mutation OverSocket')).toMatchObject({
+      attributes: { 'error.type': 'METHOD_NOT_ALLOWED', 'graphql.operation.type': 'mutation' },
       status: { code: 2 },
     });
     expect(inTrace(nowhere.traceId)(spans)).toEqual([

@@ -1,0 +1,7 @@
+-- CreateTable
+CREATE TABLE "EdgePurge" (
+    "id" INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
+    "lastEventId" BIGINT NOT NULL,
+    "owner" INTEGER NOT NULL,
+    "leaseUntil" BIGINT NOT NULL
+);
