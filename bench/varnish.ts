@@ -71,6 +71,8 @@ export async function measureVarnish(
     ...productEnv,
     EDGE_CACHE_MAX_AGE_S: '300',
     EDGE_PURGE_URL: `http://127.0.0.1:${port}/`,
+    // Tags for Varnish's xkey (the headline product has them off).
+    EDGE_CACHE_TAGS: 'true',
   });
   const varnish = await startVarnish(port, Number(new URL(product.url).port));
   try {
