@@ -10,7 +10,7 @@ export interface PurgeTarget {
 }
 
 /** The request that purges `tags` from one kind of CDN. */
-export function purgeRequest(
+function purgeRequest(
   { kind, token }: Pick<PurgeTarget, 'kind' | 'token'>,
   tags: readonly string[],
 ): RequestInit {

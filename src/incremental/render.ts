@@ -12,10 +12,6 @@ export function completeAnswer(json: string, contentType: string): string {
   );
 }
 
-/** The media types of streamed answers, as their writers set them. */
-export const MULTIPART_TYPE = 'multipart/mixed; boundary="-"';
-export const EVENT_STREAM_TYPE = 'text/event-stream';
-
 /** Whether an answer's media type is a streamed one. */
 export const isStreamedType = (contentType: string | null | undefined) =>
   !!contentType && /^(multipart\/mixed|text\/event-stream)/i.test(contentType);
