@@ -33,7 +33,7 @@ import { setResponseHeaders } from './http/response-header.js';
 import { createIdempotency } from './idempotency/keys.js';
 import { bodyTooLargeMessage, limitBody } from './limits/body-limit.js';
 import { databaseLimitMs, operationTimeLimit, timeLimit } from './limits/time-limit.js';
-import type { NodeResponse } from './live/sse.js';
+import { toNodeResponse } from './live/sse.js';
 import { serveWebSockets, type WebSocketTransport } from './live/websocket.js';
 import { createLogger, type Logger, terminalDestination } from './logger.js';
 import { accessLog, nameClient } from './observability/access-log.js';
@@ -212,7 +212,10 @@ function routes(options: RoutesOptions): Hono<AppEnv> {
   const { config, logger, metrics, database, state, graphql, verify, developmentToken } = options;
   const { limits, usage } = options;
   const app = new Hono<AppEnv>();
-  // First: the server span (tracing on) holds everything the request does, its log lines too.
+  // Outermost: an event stream is written into Node's response once every other link has set its
+  // headers (src/live/sse.ts).
+  app.use(toNodeResponse);
+  // Then: the server span (tracing on) holds everything the request does, its log lines too.
   if (tracingEnabled()) app.use(traceHttp(setResponseHeaders));
   // First, so that they see every request, including those of routes mounted later.
   app.use(accessLog(logger, options.clientNames, httpMetrics(metrics)));
@@ -273,7 +276,6 @@ function routes(options: RoutesOptions): Hono<AppEnv> {
           deadline: c.get('deadline'),
           cacheable: c.get('cacheable'),
           costAccount: c.get('costAccount'),
-          nodeResponse: (c.env as { outgoing?: NodeResponse } | undefined)?.outgoing,
         }),
     ),
   );

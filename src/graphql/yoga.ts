@@ -40,7 +40,7 @@ import { boundedErrors, boundedValidation, boundResults } from '../limits/bounde
 import { queryLimits } from '../limits/query-limits.js';
 import { eventCursors } from '../live/event-cursors.js';
 import { FanOut } from '../live/fan-out.js';
-import { type NodeResponse, serverSentEvents } from '../live/sse.js';
+import { serverSentEvents } from '../live/sse.js';
 import type { GraphQLResult } from '../live/websocket.js';
 import type { Logger } from '../logger.js';
 import { graphqlMetrics } from '../observability/graphql-metrics.js';
@@ -199,8 +199,6 @@ export interface ServerContext {
   costAccount?: CostAccount | undefined;
   /** The list items an HTTP request may still resolve (set by the edge, not the app). */
   listItemBudget?: ListItemBudget;
-  /** Node's response of an HTTP request, where the server is Node's: SSE writes into it. */
-  nodeResponse?: NodeResponse | undefined;
 }
 
 export interface GraphQLEdge {
@@ -247,7 +245,10 @@ export function createGraphQLEdge(options: GraphQLEdgeOptions): GraphQLEdge {
     handle: async (request, context) => {
       serverContexts.set(request, context);
       // No server context: Yoga's adapter then makes a plain one.
-      return handleRequest(request, undefined as never);
+      const response = await handleRequest(request, undefined as never);
+      // An event stream's request lives as long as its connection: its values need not.
+      serverContexts.delete(request);
+      return response;
     },
     async run(params, context) {
       // Yoga wraps each operation of an HTTP request in the plugins' `operation` instrumentation

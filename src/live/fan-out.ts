@@ -11,9 +11,11 @@ import type { EventDelivery } from '../changes/delivery.js';
 import { type ChangeEvent, cursorOf } from '../changes/event.js';
 import { DomainError } from '../errors/catalogue.js';
 import {
+  type ChangeSelection,
   deliverEvent,
   type LiveStream,
   liveStreamOf,
+  type SubscriptionLife,
   tokenExpired,
 } from '../graphql/kit/change-stream.js';
 import type { GraphQLContext } from '../graphql/kit/context.js';
@@ -124,9 +126,16 @@ export class FanOut {
     };
   }
 
-  /** The group a member belongs in, made when it is the first (its place is the member's). */
-  groupFor(member: Member): Group {
-    const { args, ctx } = member;
+  /** The group a subscription belongs in, made when it is the first (its place is the first's). */
+  groupFor({
+    args,
+    ctx,
+    live,
+  }: {
+    args: ExecutionArgs;
+    ctx: GraphQLContext;
+    live: LiveStream;
+  }): Group {
     let byKey = this.#groups.get(args.document);
     if (!byKey) {
       byKey = new Map();
@@ -136,7 +145,7 @@ export class FanOut {
     let group = byKey.get(key);
     if (!group) {
       const groups = byKey;
-      group = new Group(this, args, ctx, member.live, () => {
+      group = new Group(this, args, ctx, live, () => {
         groups.delete(key);
         this.#groupCount--;
         this.options.countGroups(this.#groupCount);
@@ -221,17 +230,22 @@ export class Member {
   first = true;
   /** Ended or expired: it reads its own stream to the end, never joining again. */
   #interrupted = false;
-  /** It no longer keeps its own stream: `detach`. */
-  #detached = false;
   #sink: MemberSink | undefined;
   #group: Group | undefined;
+  /** The subscription as it started, until the member lets go of its stream (`detach`). */
+  #own: { args: ExecutionArgs; ctx: GraphQLContext; live: LiveStream } | undefined;
+  /** What keeps the subscription open (its end, its token's expiry, its per-client place). */
+  readonly #life: SubscriptionLife;
 
   constructor(
     readonly hub: FanOut,
-    readonly args: ExecutionArgs,
-    readonly ctx: GraphQLContext,
-    readonly live: LiveStream,
-  ) {}
+    args: ExecutionArgs,
+    ctx: GraphQLContext,
+    live: LiveStream,
+  ) {
+    this.#own = { args, ctx, live };
+    this.#life = live.life;
+  }
 
   /** The transport sent an event of the member's own stream. */
   delivered(): void {
@@ -244,46 +258,40 @@ export class Member {
    * events to `sink`, false when the member must read its own stream on.
    */
   tryJoin(sink: MemberSink): boolean {
-    if (this.#interrupted) return false;
-    const group = this.#group ?? this.hub.groupFor(this);
+    const own = this.#own;
+    if (this.#interrupted || !own) return false;
+    const group = this.#group ?? this.hub.groupFor(own);
     this.#group = group;
-    const at = this.live.cursor();
+    const at = own.live.cursor();
     if (at < group.cursor) return false;
     this.after = at;
     this.#sink = sink;
     group.add(this);
-    this.live.onInterrupt(() => this.interrupt());
+    this.#life.onInterrupt(() => this.interrupt());
     // Ended or expired already: interrupted at once, it reads its own stream on.
     return !this.#interrupted;
   }
 
   /**
    * Called once joined, by a transport that lets go of the subscription's stream (and with it
-   * Yoga's per-request structures around it): the member keeps what the stream kept besides its
-   * reads (the end, the token's expiry, the place under the per-client bound) and ends it on
-   * `leave`. Its `interrupted` then has no stream to read: see `MemberSink`.
+   * the request's context and Yoga's per-request structures around it): the member keeps only
+   * what keeps the subscription open (`SubscriptionLife`) and ends it on `leave`. Its
+   * `interrupted` then has no stream to read: see `MemberSink`.
    */
   detach(): void {
-    this.#detached = true;
-    this.live.detach();
+    this.#own = undefined;
+    this.#life.detach();
   }
 
   /**
    * The last event of a detached member whose token expired: the error its own stream would
-   * have delivered, masked as the edge masks it, with the warnings if it is its first.
+   * have delivered, masked as the edge masks it, with the warnings if it is its first. Its group
+   * executes it: a member has the group's document, variables and scopes.
    */
-  async expiryResult(): Promise<ExecutionResult> {
-    const { args, ctx, hub } = this;
-    const result = (await execute({
-      ...args,
-      contextValue: ctx,
-      rootValue: tokenExpired(),
-    })) as ExecutionResult;
-    const masked = result.errors
-      ? { ...result, errors: result.errors.map(hub.options.maskError) }
-      : result;
-    const warnings = this.first ? operationWarnings(args) : undefined;
-    return warnings ? withWarnings(masked, warnings) : masked;
+  expiryResult(): Promise<ExecutionResult> {
+    const group = this.#group;
+    if (!group) throw new Error('a member expires only once it has joined its group');
+    return group.expiryResult(this.first);
   }
 
   /** Writes a group's event, unless the member had it already (it joined after it). */
@@ -301,7 +309,7 @@ export class Member {
     this.#group?.remove(this);
     const sink = this.#sink;
     this.#sink = undefined;
-    sink?.interrupted(failed ? 'failed' : this.live.expired() ? 'expired' : 'ended');
+    sink?.interrupted(failed ? 'failed' : this.#life.expired() ? 'expired' : 'ended');
   }
 
   /** The transport's connection is gone: the member leaves its group (and ends, if detached). */
@@ -309,7 +317,7 @@ export class Member {
     this.#interrupted = true;
     this.#group?.remove(this);
     this.#sink = undefined;
-    if (this.#detached) this.live.end();
+    if (this.#life.detached) this.#life.end();
   }
 }
 
@@ -319,6 +327,7 @@ export class Group {
   /** The last event the group has written (or found not selected). */
   cursor: bigint;
   readonly #warnings;
+  readonly #selection: ChangeSelection<unknown, unknown>;
   #running = false;
   #wake: (() => void) | undefined;
   readonly #stopWatching: () => void;
@@ -327,12 +336,30 @@ export class Group {
     private readonly hub: FanOut,
     private readonly args: ExecutionArgs,
     private readonly ctx: GraphQLContext,
-    private readonly live: LiveStream,
+    live: LiveStream,
     private readonly forget: () => void,
   ) {
     this.cursor = live.cursor();
+    this.#selection = live.selection;
     this.#warnings = operationWarnings(args);
     this.#stopWatching = hub.options.events.watch(() => this.#notify());
+  }
+
+  /**
+   * The error a member's own stream would deliver at its token's expiry, masked as the edge masks
+   * it, with the warnings if it is the member's `first` event.
+   */
+  async expiryResult(first: boolean): Promise<ExecutionResult> {
+    const { args, ctx, hub } = this;
+    const result = (await execute({
+      ...args,
+      contextValue: ctx,
+      rootValue: tokenExpired(),
+    })) as ExecutionResult;
+    const masked = result.errors
+      ? { ...result, errors: result.errors.map(hub.options.maskError) }
+      : result;
+    return first && this.#warnings ? withWarnings(masked, this.#warnings) : masked;
   }
 
   add(member: Member): void {
@@ -421,7 +448,7 @@ export class Group {
 
   /** An event's result for the group, or undefined when the group's selection skips it. */
   async #execute(event: ChangeEvent): Promise<ExecutionResult | undefined> {
-    const { selection } = this.live;
+    const selection = this.#selection;
     const selected = event.change && selection.select(event.change);
     if (selected === undefined) return undefined;
     let value: unknown;

@@ -1,19 +1,11 @@
+import type { ServerResponse } from 'node:http';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import type { MiddlewareHandler } from 'hono';
+import { replaceResponse } from '../http/response-header.js';
+import type { EventBytes } from './event-bytes.js';
 import type { FanOut, Member, MemberSink } from './fan-out.js';
 import { type Result, serialize } from './serialize.js';
-
-/**
- * The Node response an SSE answer is streamed into, when the server is Node's (@hono/node-server
- * hands it to the app as `env.outgoing`): a fan-out group writes its bytes into it directly.
- */
-export interface NodeResponse {
-  readonly headersSent: boolean;
-  /** Bytes written and not yet handed to the socket. */
-  readonly writableLength: number;
-  write(chunk: Uint8Array): boolean;
-  destroy(): void;
-  once(event: 'drain', listener: () => void): unknown;
-}
 
 /** A comment line this often keeps proxies from closing a quiet stream. */
 const KEEP_ALIVE_MS = 12_000;
@@ -29,6 +21,95 @@ function message(result: Result): Uint8Array {
   return encoder.encode(`event: next\n${id}data: ${serialize(result)}\n\n`);
 }
 
+/** Where an event stream's bytes go: Node's response, or a web stream the server reads. */
+interface Outlet {
+  write(bytes: Uint8Array): void;
+  /** Bytes written that the client has not taken yet. */
+  held(): number;
+  /** Calls `taken` once the client has taken some of what is held. */
+  whenTaken(taken: () => void): void;
+  end(): void;
+  fail(error: Error): void;
+}
+
+/** Node's response, written as a bare node:http server writes (bench/floor/sse-server.ts). */
+class NodeOutlet implements Outlet {
+  constructor(private readonly response: ServerResponse) {}
+  write(bytes: Uint8Array): void {
+    this.response.write(bytes);
+  }
+  held(): number {
+    return this.response.writableLength;
+  }
+  whenTaken(taken: () => void): void {
+    this.response.once('drain', taken);
+  }
+  end(): void {
+    this.response.end();
+  }
+  fail(): void {
+    this.response.destroy();
+  }
+}
+
+/**
+ * A web stream, for a server that is not Node's (or a caller of the app's `fetch`): Node's own web
+ * stream, not the server adapter's ponyfill, whose queue (high-water mark 0) is what the client
+ * has not read yet. The event stream begins at the first read.
+ */
+class WebOutlet implements Outlet {
+  readonly body: ReadableStream<Uint8Array>;
+  #controller!: ReadableStreamDefaultController<Uint8Array>;
+  #taken: (() => void) | undefined;
+
+  constructor(begin: () => void, cancel: () => void) {
+    let begun = false;
+    this.body = new ReadableStream<Uint8Array>(
+      {
+        start: (controller) => {
+          this.#controller = controller;
+        },
+        pull: () => {
+          if (!begun) {
+            begun = true;
+            begin();
+          }
+          const taken = this.#taken;
+          this.#taken = undefined;
+          taken?.();
+        },
+        cancel,
+      },
+      { highWaterMark: 0, size: (chunk) => chunk.byteLength },
+    );
+  }
+  write(bytes: Uint8Array): void {
+    this.#controller.enqueue(bytes);
+  }
+  held(): number {
+    return -(this.#controller.desiredSize ?? 0);
+  }
+  whenTaken(taken: () => void): void {
+    this.#taken = taken;
+  }
+  end(): void {
+    this.#controller.close();
+  }
+  fail(error: Error): void {
+    this.#controller.error(error);
+  }
+}
+
+/** The open event streams, for the keep-alive comment they share. */
+const open = new Set<EventStream>();
+let keepAlive: NodeJS.Timeout | undefined;
+const keepAlives = () => {
+  for (const stream of open) stream.keepAlive();
+};
+
+/** The event streams of the responses the server adapter has not written yet (`toNodeResponse`). */
+const pending = new WeakMap<ReadableStream, EventStream>();
+
 /**
  * The GraphQL-over-SSE response (distinct connections mode), as Yoga's own with differences:
  * - every event carries its cursor as the SSE `id:`, so that a client reconnecting with
@@ -37,172 +118,183 @@ function message(result: Result): Uint8Array {
  *   write, so its place under the per-client bound is free again at once;
  * - a fan-out member (src/live/fan-out.ts) reads its own stream only until it joins its group,
  *   which then writes each event's bytes, the same for every member, into this stream;
- * - what the client leaves unread is bounded: past `bufferBytes` queued here (beyond the
- *   socket's own buffers) the stream fails, the connection is closed, and the client resumes
- *   from the last event id it read.
+ * - on Node's server the bytes go straight into Node's response (`toNodeResponse`), so that a
+ *   joined member keeps nothing of its request but its connection;
+ * - what the client leaves unread is bounded: past `bufferBytes` held (beyond the socket's own
+ *   buffers) the connection is closed, and the client resumes from the last event id it read.
  */
-function eventStream(
-  result: Result | AsyncIterable<Result>,
-  fetchAPI: { Response: typeof Response },
-  closed: AbortSignal,
-  member: Member | undefined,
-  bufferBytes: number,
-  node: NodeResponse | undefined,
-): Response {
+class EventStream implements MemberSink {
   /** The subscription's own stream, until its member joins its group and lets go of it. */
-  let iterator: AsyncIterator<Result> | Iterator<Result> | undefined = isAsyncIterable(result)
-    ? result[Symbol.asyncIterator]()
-    : [result][Symbol.iterator]();
-  let keepAlive: NodeJS.Timeout | undefined;
-  let controller: ReadableStreamDefaultController<Uint8Array>;
-  let stopped = false;
-  let reading = false;
+  #iterator: AsyncIterator<Result> | Iterator<Result> | undefined;
+  #outlet: Outlet | undefined;
+  #stopped = false;
+  #reading = false;
   /** A pump waiting for the client to read (`caughtUp`). */
-  let resume: (() => void) | undefined;
-  const wake = () => {
-    const waiting = resume;
-    resume = undefined;
+  #resume: (() => void) | undefined;
+  readonly #stop = () => this.stop();
+  readonly #wake = () => {
+    const waiting = this.#resume;
+    this.#resume = undefined;
     waiting?.();
   };
-  const stop = () => {
-    if (stopped) return;
-    stopped = true;
-    wake();
-    clearInterval(keepAlive);
-    closed.removeEventListener('abort', stop);
-    member?.leave();
-    Promise.resolve(iterator?.return?.()).catch(() => {});
-  };
-  /** The subscription is over: its `complete` message, then the end of the response. */
-  const complete = () => {
-    write(COMPLETE);
-    stopped = true;
-    clearInterval(keepAlive);
-    closed.removeEventListener('abort', stop);
-    member?.leave();
-    controller.close();
-  };
-  /** True once bytes go straight to Node's response: see `pull` below. */
-  let direct = false;
-  const write = (bytes: Uint8Array) => {
-    if (stopped) return;
-    if (direct && node) {
-      node.write(bytes);
-      if (node.writableLength > bufferBytes) {
-        stop();
-        node.destroy();
-      }
+
+  constructor(
+    result: Result | AsyncIterable<Result>,
+    private readonly closed: AbortSignal,
+    private readonly member: Member | undefined,
+    private readonly bufferBytes: number,
+  ) {
+    this.#iterator = isAsyncIterable(result)
+      ? result[Symbol.asyncIterator]()
+      : [result][Symbol.iterator]();
+    closed.addEventListener('abort', this.#stop);
+    if (closed.aborted) this.stop();
+  }
+
+  /** Starts writing into `outlet`. */
+  begin(outlet: Outlet): void {
+    this.#outlet = outlet;
+    if (this.#stopped) {
+      outlet.end();
       return;
     }
-    controller.enqueue(bytes);
-    // The queue's high-water mark is 0: what it holds is what the client has not read yet.
-    if ((controller.desiredSize ?? 0) < -bufferBytes) {
-      stop();
-      controller.error(new Error('the client left more than SUBSCRIBER_BUFFER_BYTES unread'));
+    // Some clients see nothing until a first byte is streamed.
+    outlet.write(COMMENT);
+    open.add(this);
+    keepAlive ??= setInterval(keepAlives, KEEP_ALIVE_MS).unref();
+    void this.#pump();
+  }
+
+  /** A comment line, when the client has read everything. */
+  keepAlive(): void {
+    if (this.#outlet?.held() === 0) this.#write(COMMENT);
+  }
+
+  send(event: EventBytes, first: boolean): void {
+    this.#write(event.sse(first));
+  }
+
+  interrupted(why: 'ended' | 'expired' | 'failed'): void {
+    if (this.#iterator) return void this.#pump();
+    if (this.#stopped) return;
+    // A detached member: what its own stream would have said last.
+    if (why === 'ended') this.#complete();
+    else if (why === 'expired')
+      void this.member?.expiryResult().then((last) => {
+        this.#write(message(last));
+        if (!this.#stopped) this.#complete();
+      }, this.#fail);
+    else this.#fail(new Error('the subscription group stopped: resume from the last event id'));
+  }
+
+  stop(): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.#end();
+    Promise.resolve(this.#iterator?.return?.()).catch(() => {});
+  }
+
+  #end(): void {
+    this.#wake();
+    open.delete(this);
+    if (open.size === 0) {
+      clearInterval(keepAlive);
+      keepAlive = undefined;
     }
+    this.closed.removeEventListener('abort', this.#stop);
+    this.member?.leave();
+  }
+
+  #write(bytes: Uint8Array): void {
+    const outlet = this.#outlet;
+    if (this.#stopped || !outlet) return;
+    outlet.write(bytes);
+    if (outlet.held() > this.bufferBytes) {
+      this.stop();
+      outlet.fail(new Error('the client left more than SUBSCRIBER_BUFFER_BYTES unread'));
+    }
+  }
+
+  /** The subscription is over: its `complete` message, then the end of the response. */
+  #complete(): void {
+    this.#write(COMPLETE);
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.#end();
+    this.#outlet?.end();
+  }
+
+  readonly #fail = (error: unknown): void => {
+    if (this.#stopped) return;
+    this.stop();
+    this.#outlet?.fail(error instanceof Error ? error : new Error(String(error)));
   };
-  const sink: MemberSink = {
-    send: (event, first) => write(event.sse(first)),
-    interrupted: (why) => {
-      if (iterator) return void pump();
-      if (stopped) return;
-      // A detached member: what its own stream would have said last.
-      if (why === 'ended') complete();
-      else if (why === 'expired')
-        void member?.expiryResult().then((last) => {
-          write(message(last));
-          if (!stopped) complete();
-        }, fail);
-      else fail(new Error('the subscription group stopped: resume from the last event id'));
-    },
-  };
-  const fail = (error: unknown) => {
-    if (stopped) return;
-    stop();
-    controller.error(error);
-  };
+
   /**
    * Joined: the group writes this member's events, and the subscription's own stream (Yoga's
-   * iterator over it, with the per-request structures it keeps) is let go. What the stream kept
-   * besides its reads (its end, the token's expiry, the per-client place) stays with the member
-   * (`Member.detach`), and ending Yoga's iterator runs its end hooks now.
+   * iterator over it, with the request's context it reads with) is let go. What keeps the
+   * subscription open stays with the member (`Member.detach`), and ending Yoga's iterator runs
+   * its end hooks now.
    */
-  const detach = () => {
-    const own = iterator;
-    iterator = undefined;
-    member?.detach();
+  #detach(): void {
+    const own = this.#iterator;
+    this.#iterator = undefined;
+    this.member?.detach();
     Promise.resolve(own?.return?.()).catch(() => {});
-  };
+  }
+
   /**
    * Undefined while the client has read all but half the bound, else resolved once it has read
    * more: a subscription reading its own stream (catching up from a cursor, thousands of events
    * at once) waits for its client instead of outrunning it into the bound, which is for clients
    * that stop reading what a group writes.
    */
-  const caughtUp = (): Promise<void> | undefined => {
-    const held = direct && node ? node.writableLength : -(controller.desiredSize ?? 0);
-    if (held <= bufferBytes / 2) return undefined;
+  #caughtUp(): Promise<void> | undefined {
+    const outlet = this.#outlet;
+    if (!outlet || outlet.held() <= this.bufferBytes / 2) return undefined;
     return new Promise((resolve) => {
-      resume = resolve;
-      // The stream's `pull` wakes it once its queue is read; Node's response, once drained.
-      if (direct && node) node.once('drain', wake);
+      this.#resume = resolve;
+      outlet.whenTaken(this.#wake);
     });
-  };
+  }
+
   /** Reads the subscription's own stream until it ends, or until the member joins its group. */
-  const pump = async () => {
-    if (reading) return;
-    reading = true;
+  async #pump(): Promise<void> {
+    if (this.#reading) return;
+    this.#reading = true;
     try {
-      while (!stopped && iterator) {
-        if (member?.tryJoin(sink)) return detach();
-        await caughtUp();
-        if (stopped) return;
-        const next = await iterator.next();
-        if (stopped) return;
-        if (next.done) return complete();
-        write(message(next.value));
-        member?.delivered();
+      while (!this.#stopped && this.#iterator) {
+        if (this.member?.tryJoin(this)) return this.#detach();
+        await this.#caughtUp();
+        if (this.#stopped || !this.#iterator) return;
+        const next = await this.#iterator.next();
+        if (this.#stopped) return;
+        if (next.done) return this.#complete();
+        this.#write(message(next.value));
+        this.member?.delivered();
       }
     } catch (error) {
-      fail(error);
+      this.#fail(error);
     } finally {
-      reading = false;
+      this.#reading = false;
     }
-  };
-  // Node's own web stream, not the server adapter's ponyfill (which drains what is enqueued into a
-  // Node stream of its own at once): its queue is what the client has not read yet.
-  const body = new ReadableStream<Uint8Array>(
-    {
-      start(streamController) {
-        controller = streamController;
-        // Some clients see nothing until a first byte is streamed.
-        controller.enqueue(COMMENT);
-        keepAlive = setInterval(() => {
-          if (stopped) clearInterval(keepAlive);
-          else if ((controller.desiredSize ?? 0) >= 0) write(COMMENT);
-        }, KEEP_ALIVE_MS);
-        keepAlive.unref();
-        closed.addEventListener('abort', stop);
-        if (closed.aborted) stop();
-        else void pump();
-      },
-      // Bytes go straight to Node's response, one write per member and event as a bare node:http
-      // server does (bench/floor/sse-server.ts), instead of a pass through this stream and its
-      // promises, once the server adapter has written everything queued here. `pull` says so: it
-      // runs only when the adapter waits in a read on an empty queue, and the adapter (after the
-      // head, which sets `headersSent`) reads only after writing what it read before. A chunk
-      // handed to a waiting read is written a microtask later, and no pull comes in between: so
-      // nothing written directly can overtake it. From then on the adapter's read stays pending
-      // until the stream ends, and every byte goes direct: the two paths never interleave.
-      pull() {
-        if (node?.headersSent) direct = true;
-        wake();
-      },
-      cancel: stop,
-    },
-    { highWaterMark: 0, size: (chunk) => chunk.byteLength },
+  }
+}
+
+function eventStreamResponse(
+  result: Result | AsyncIterable<Result>,
+  fetchAPI: { Response: typeof Response },
+  closed: AbortSignal,
+  member: Member | undefined,
+  bufferBytes: number,
+): Response {
+  const stream = new EventStream(result, closed, member, bufferBytes);
+  const web = new WebOutlet(
+    () => stream.begin(web),
+    () => stream.stop(),
   );
-  return new fetchAPI.Response(body, {
+  pending.set(web.body, stream);
+  return new fetchAPI.Response(web.body, {
     status: 200,
     headers: {
       'Content-Type': 'text/event-stream',
@@ -212,6 +304,25 @@ function eventStream(
     },
   });
 }
+
+/**
+ * The app's outermost middleware: an event stream answered on Node's server (@hono/node-server
+ * hands the app Node's response as `env.outgoing`) is written into that response by the stream
+ * itself once every middleware has set its headers, and the adapter is told it is sent
+ * (`RESPONSE_ALREADY_SENT`). The adapter would otherwise read it through a web stream for as long
+ * as it is open, and keep the request, its context and the stream's promises as long.
+ */
+export const toNodeResponse: MiddlewareHandler = async (c, next) => {
+  await next();
+  const body = c.res.body;
+  const stream = body ? pending.get(body) : undefined;
+  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+  if (!body || !stream || !outgoing || c.req.method === 'HEAD') return;
+  pending.delete(body);
+  outgoing.writeHead(c.res.status, Object.fromEntries(c.res.headers));
+  stream.begin(new NodeOutlet(outgoing));
+  replaceResponse(c, RESPONSE_ALREADY_SENT);
+};
 
 const acceptedTypes = (accept: string | null) =>
   (accept ?? '*/*')
@@ -228,7 +339,7 @@ const matches = (accepted: string, type: string) => {
 };
 
 /**
- * Answers in `eventStream` wherever Yoga would answer with its own event stream: the client
+ * Answers in `EventStream` wherever Yoga would answer with its own event stream: the client
  * accepts `text/event-stream` and, for a single result, no JSON type, which Yoga prefers then.
  * Subscriptions stream, and queries with `@defer` or `@stream` (src/incremental/); Yoga's own
  * writer answers those in `multipart/mixed` when that is asked instead.
@@ -247,13 +358,12 @@ export function serverSentEvents(fanOut: FanOut, bufferBytes: number): Plugin {
       if (!stream && accepted.some((type) => json.some((wanted) => matches(type, wanted)))) return;
       setResultProcessor(
         (processed, fetchAPI) =>
-          eventStream(
+          eventStreamResponse(
             processed as Result | AsyncIterable<Result>,
             fetchAPI,
             request.signal,
             stream ? fanOut.memberOf(serverContext) : undefined,
             bufferBytes,
-            (serverContext as { nodeResponse?: NodeResponse }).nodeResponse,
           ),
         'text/event-stream',
       );

@@ -18,26 +18,103 @@ export interface ChangeSelection<Event, Value> {
 /**
  * What a subscription's stream lets a fan-out (src/live/fan-out.ts) know of it, so that
  * subscriptions watching the same thing share one reader and one execution per event: what it
- * selects, where it stands, and when it has something else to say than an event (it ended, or its
- * token expired: its own `next()` then says it).
+ * selects, where it stands, and what keeps it open (`life`).
  */
 export interface LiveStream {
   readonly selection: ChangeSelection<unknown, unknown>;
   /** The last event this stream has consumed (delivered or filtered out). */
   cursor(): bigint;
-  /** Calls `interrupted` once the stream ends or its token expires. */
-  onInterrupt(interrupted: () => void): void;
-  /** True once the subscriber's token has expired. */
-  expired(): boolean;
-  /**
-   * From now on the iterator's `return()` only stops its reads: the subscription's end (its
-   * connection closing, the server's shutdown), its token's expiry and its place under the
-   * per-client bound stay here, for whoever called this (a fan-out member that no longer keeps
-   * the iterator), until `end()`.
-   */
-  detach(): void;
+  readonly life: SubscriptionLife;
+}
+
+/**
+ * What keeps a subscription open apart from its reads: its place under the per-client bound, its
+ * token's expiry and its connection's end. Apart from the stream (and the request's context that
+ * the stream reads with), so that a fan-out member that lets go of the stream keeps only this.
+ */
+export class SubscriptionLife {
+  #done = false;
+  #expired = false;
+  #expiry: NodeJS.Timeout | undefined;
+  #release = () => {};
+  #interrupted: (() => void) | undefined;
+  /** The stream's own reaction to an end or an expiry, while it reads (`detach` drops it). */
+  #stream: (() => void) | undefined;
   /** Ends the subscription: its place under the per-client bound is free again. */
-  end(): void;
+  readonly end = () => {
+    if (this.#done) return;
+    this.#done = true;
+    clearTimeout(this.#expiry);
+    this.#release();
+    this.closed?.removeEventListener('abort', this.end);
+    this.#changed();
+  };
+
+  constructor(
+    private readonly closed: AbortSignal | undefined,
+    /** When the subscriber's token expires (epoch ms), if it does. */
+    private readonly expiresAt: number | undefined,
+    /** The transport closes the connection at the expiry itself (WebSocket, 4403). */
+    private readonly transportEndsAtExpiry: boolean,
+    stream: () => void,
+  ) {
+    this.#stream = stream;
+    closed?.addEventListener('abort', this.end);
+  }
+
+  get done(): boolean {
+    return this.#done;
+  }
+
+  /** Counted under the per-client bound from now on, until the end (`release` frees the place). */
+  hold(release: () => void): void {
+    this.#release = release;
+  }
+
+  /** The token's expiry ends the stream then, not at the next event: the client learns of it. */
+  armExpiry = (): void => {
+    const { expiresAt } = this;
+    if (expiresAt === undefined || this.#done || this.transportEndsAtExpiry) return;
+    const left = expiresAt - Date.now();
+    if (left <= 0) {
+      this.#expired = true;
+      this.#changed();
+      return;
+    }
+    this.#expiry = setTimeout(this.armExpiry, Math.min(left, MAX_TIMER_MS));
+    this.#expiry.unref();
+  };
+
+  /** True once the subscriber's token has expired. */
+  expired(): boolean {
+    return this.#expired || (this.expiresAt !== undefined && Date.now() >= this.expiresAt);
+  }
+
+  /** Calls `interrupted` once the subscription ends or its token expires. */
+  onInterrupt(interrupted: () => void): void {
+    if (this.#done || this.expired()) interrupted();
+    else this.#interrupted = interrupted;
+  }
+
+  /**
+   * From now on the stream's end (its iterator's `return()`) only stops its reads: the end, the
+   * expiry and the per-client place stay here, for whoever called this (a fan-out member that no
+   * longer keeps the stream), until `end()`.
+   */
+  detach(): void {
+    this.#stream = undefined;
+  }
+
+  get detached(): boolean {
+    return this.#stream === undefined;
+  }
+
+  #changed(): void {
+    this.#stream?.();
+    const interrupted = this.#interrupted;
+    this.#interrupted = undefined;
+    interrupted?.();
+  }
 }
 
 const liveStreams = new WeakMap<object, LiveStream>();
@@ -101,39 +178,27 @@ export async function changeStream<Event, Value>(
   const source = ctx.source;
   if (!source) throw new Error('subscriptions are not served here');
   const { events } = source;
-  const closed = source.request?.signal;
 
-  let done = false;
   let wake: (() => void) | undefined;
   const notify = () => {
     const waiting = wake;
     wake = undefined;
     waiting?.();
   };
-  let expiry: NodeJS.Timeout | undefined;
   let stopWatching = () => {};
-  let release = () => {};
-  let interrupted: (() => void) | undefined;
-  const interrupt = () => {
-    const callback = interrupted;
-    interrupted = undefined;
-    callback?.();
-  };
-  const finish = () => {
-    if (done) return;
-    done = true;
-    clearTimeout(expiry);
-    stopWatching();
-    release();
-    closed?.removeEventListener('abort', finish);
-    notify();
-    interrupt();
-  };
-  closed?.addEventListener('abort', finish);
-  /** Set by `detach`: the iterator's end only stops its reads. */
-  let detached = false;
+  const life = new SubscriptionLife(
+    source.request?.signal,
+    ctx.domain.viewer.expiresAt,
+    source.transportEndsAtExpiry === true,
+    () => {
+      if (life.done) stopWatching();
+      notify();
+    },
+  );
+  const finish = life.end;
+  /** The iterator's end: the subscription's, unless a fan-out member keeps it (`detach`). */
   const stopReading = () => {
-    if (!detached) return finish();
+    if (!life.detached) return finish();
     stopWatching();
     notify();
   };
@@ -144,32 +209,16 @@ export async function changeStream<Event, Value>(
     // Open (counted, and within its client's cap) once it has its cursor: every event committed
     // from then on reaches it. Counted earlier, a write made once the count said so could commit
     // before the cursor was read, and the cursor would start after its event.
-    if (!done) release = ctx.subscriber.subscriptions.open(ctx.subscriber.client, finish);
+    if (!life.done) life.hold(ctx.subscriber.subscriptions.open(ctx.subscriber.client, finish));
   } catch (error) {
     finish();
     throw error;
   }
-  if (closed?.aborted) finish();
-  stopWatching = events.watch(notify);
-
-  // The token's expiry ends the stream then, not at the next event: the client learns of it
-  // (over WebSocket the transport closes the connection instead).
-  const expiresAt = ctx.domain.viewer.expiresAt;
-  let expired = false;
-  const armExpiry = () => {
-    if (expiresAt === undefined || done || source.transportEndsAtExpiry) return;
-    const left = expiresAt - Date.now();
-    if (left <= 0) {
-      expired = true;
-      notify();
-      interrupt();
-      return;
-    }
-    expiry = setTimeout(armExpiry, Math.min(left, MAX_TIMER_MS));
-    expiry.unref();
-  };
-  armExpiry();
-  const hasExpired = () => expired || (expiresAt !== undefined && Date.now() >= expiresAt);
+  if (source.request?.signal.aborted) finish();
+  if (!life.done) stopWatching = events.watch(notify);
+  // Over WebSocket the transport closes the connection at the expiry instead.
+  life.armExpiry();
+  const hasExpired = () => life.expired();
 
   let batch: readonly ChangeEvent[] = [];
   let index = 0;
@@ -181,7 +230,7 @@ export async function changeStream<Event, Value>(
 
   /** The next event's value, read afresh; undefined once the stream has ended. */
   const next = async (): Promise<Value | Error | undefined> => {
-    while (!done) {
+    while (!life.done) {
       // Never an event after the token's expiry.
       if (hasExpired()) {
         finish();
@@ -216,7 +265,7 @@ export async function changeStream<Event, Value>(
       const eventCursor = cursorOf(event.id);
       try {
         const value = await deliverEvent(ctx, selection, selected, event);
-        if (value === undefined || done) continue;
+        if (value === undefined || life.done) continue;
         if (hasExpired()) continue;
         ctx.eventCursor = eventCursor;
         return value;
@@ -251,15 +300,7 @@ export async function changeStream<Event, Value>(
   liveStreams.set(iterator, {
     selection: selection as ChangeSelection<unknown, unknown>,
     cursor: () => cursor,
-    onInterrupt(callback) {
-      if (done || hasExpired()) callback();
-      else interrupted = callback;
-    },
-    expired: hasExpired,
-    detach() {
-      detached = true;
-    },
-    end: finish,
+    life,
   });
   return iterator;
 }
