@@ -212,9 +212,11 @@ function refuseUpgrade(socket: Duplex, handshake: Handshake, { error, headers }:
  * What graphql-ws iterates for a fan-out member (src/live/fan-out.ts): the subscription's own
  * stream until the member joins its group; from then on the group writes each event's `next`
  * frame on the socket itself (graphql-ws's own messages, `complete` included, still go through
- * graphql-ws), and this waits until the member leaves its group (its stream ended, its token
- * expired) to read its own stream again. A socket that leaves more than `bufferBytes` unsent is
- * cut: its client resumes with `after` set to the last cursor it read.
+ * graphql-ws). Joined, the member lets go of its own stream (Yoga's iterator, the request's context
+ * and what they keep: `Member.detach`), and this waits until it leaves its group: its subscription
+ * ended (`complete`), or its group stopped (an error, which closes the socket; the client resumes
+ * with `after`). The token's expiry closes the socket itself (4403). A socket that leaves more than
+ * `bufferBytes` unsent is cut: its client resumes with `after` set to the last cursor it read.
  */
 function memberChannel(
   stream: AsyncIterable<ExecutionResult>,
@@ -222,9 +224,15 @@ function memberChannel(
   where: { socket: WebSocket; id: string; bufferBytes: number; logged: Logged; logger: Logger },
 ): AsyncIterableIterator<ExecutionResult> {
   const { socket, id, bufferBytes, logged } = where;
-  const events = stream[Symbol.asyncIterator]();
+  let events: AsyncIterator<ExecutionResult> | undefined = stream[Symbol.asyncIterator]();
   let wake: (() => void) | undefined;
   let ended = false;
+  let failed = false;
+  const stopWaiting = () => {
+    const waiting = wake;
+    wake = undefined;
+    waiting?.();
+  };
   const sink: MemberSink = {
     send(event, first) {
       if (socket.readyState !== socket.OPEN) return;
@@ -242,21 +250,36 @@ function memberChannel(
         socket.terminate();
       }
     },
-    interrupted() {
-      const waiting = wake;
-      wake = undefined;
-      waiting?.();
+    interrupted(why) {
+      failed = why === 'failed';
+      stopWaiting();
     },
+  };
+  /** Lets go of the member's own stream, running Yoga's end hooks now. */
+  const release = async () => {
+    const own = events;
+    events = undefined;
+    await own?.return?.();
   };
   const done = { done: true, value: undefined } as const;
   const channel: AsyncIterableIterator<ExecutionResult> = {
     async next() {
-      while (!ended && member.tryJoin(sink)) {
+      if (!ended && events && member.tryJoin(sink)) {
+        member.detach();
+        void release().catch(() => {});
         await new Promise<void>((resolve) => {
           wake = resolve;
         });
       }
       if (ended) return done;
+      if (!events) {
+        if (failed)
+          throw new DomainError(
+            'UNAVAILABLE',
+            'The subscription stopped: subscribe again with `after` set to the last cursor read',
+          );
+        return done;
+      }
       const next = await events.next();
       if (!next.done) member.delivered();
       return next;
@@ -264,15 +287,15 @@ function memberChannel(
     async return() {
       ended = true;
       member.leave();
-      sink.interrupted('ended');
-      await events.return?.();
+      stopWaiting();
+      await release();
       return done;
     },
     async throw(error) {
       ended = true;
       member.leave();
-      sink.interrupted('ended');
-      await events.return?.();
+      stopWaiting();
+      await release();
       throw error;
     },
     [Symbol.asyncIterator]() {
