@@ -30,6 +30,8 @@ interface Outlet {
   whenTaken(taken: () => void): void;
   end(): void;
   fail(error: Error): void;
+  /** Calls `closed` once the client's connection closes. */
+  onClosed(closed: () => void): void;
 }
 
 /** Node's response, written as a bare node:http server writes (bench/floor/sse-server.ts). */
@@ -49,6 +51,9 @@ class NodeOutlet implements Outlet {
   }
   fail(): void {
     this.response.destroy();
+  }
+  onClosed(closed: () => void): void {
+    this.response.once('close', closed);
   }
 }
 
@@ -98,6 +103,8 @@ class WebOutlet implements Outlet {
   fail(error: Error): void {
     this.#controller.error(error);
   }
+  /** The server cancels the stream (`cancel`). */
+  onClosed(): void {}
 }
 
 /** The open event streams, for the keep-alive comment they share. */
@@ -151,9 +158,14 @@ class EventStream implements MemberSink {
     if (closed.aborted) this.stop();
   }
 
-  /** Starts writing into `outlet`. */
+  /**
+   * Starts writing into `outlet`. Its close ends the stream besides the request's signal: the
+   * signal of a request the edge rebuilt (src/cache/http.ts) follows the client's only while the
+   * rebuilt request lives, which a joined member lets go of.
+   */
   begin(outlet: Outlet): void {
     this.#outlet = outlet;
+    outlet.onClosed(this.#stop);
     if (this.#stopped) {
       outlet.end();
       return;
