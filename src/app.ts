@@ -212,9 +212,9 @@ function routes(options: RoutesOptions): Hono<AppEnv> {
   const { config, logger, metrics, database, state, graphql, verify, developmentToken } = options;
   const { limits, usage } = options;
   const app = new Hono<AppEnv>();
-  // Outermost: an event stream is written into Node's response once every other link has set its
-  // headers (src/live/sse.ts).
-  app.use(toNodeResponse);
+  // Outermost on /graphql: an event stream is written into Node's response once every other link
+  // has set its headers (src/live/sse.ts).
+  app.use('/graphql', toNodeResponse);
   // Then: the server span (tracing on) holds everything the request does, its log lines too.
   if (tracingEnabled()) app.use(traceHttp(setResponseHeaders));
   // First, so that they see every request, including those of routes mounted later.

@@ -114,8 +114,11 @@ const keepAlives = () => {
   for (const stream of open) stream.keepAlive();
 };
 
-/** The event streams of the responses the server adapter has not written yet (`toNodeResponse`). */
-const pending = new WeakMap<ReadableStream, EventStream>();
+/**
+ * The event streams answered and not begun yet, by their request (`toNodeResponse`), with the web
+ * stream their answer carries.
+ */
+const pending = new WeakMap<Request, { stream: EventStream; body: ReadableStream }>();
 
 /**
  * The GraphQL-over-SSE response (distinct connections mode), as Yoga's own with differences:
@@ -296,16 +299,16 @@ class EventStream implements MemberSink {
 function eventStreamResponse(
   result: Result | AsyncIterable<Result>,
   fetchAPI: { Response: typeof Response },
-  closed: AbortSignal,
+  request: Request,
   member: Member | undefined,
   bufferBytes: number,
 ): Response {
-  const stream = new EventStream(result, closed, member, bufferBytes);
+  const stream = new EventStream(result, request.signal, member, bufferBytes);
   const web = new WebOutlet(
     () => stream.begin(web),
     () => stream.stop(),
   );
-  pending.set(web.body, stream);
+  pending.set(request, { stream, body: web.body });
   return new fetchAPI.Response(web.body, {
     status: 200,
     headers: {
@@ -318,21 +321,25 @@ function eventStreamResponse(
 }
 
 /**
- * The app's outermost middleware: an event stream answered on Node's server (@hono/node-server
+ * The outermost middleware of /graphql: an event stream answered on Node's server (@hono/node-server
  * hands the app Node's response as `env.outgoing`) is written into that response by the stream
- * itself once every middleware has set its headers, and the adapter is told it is sent
+ * itself once every other middleware has set its headers, and the adapter is told it is sent
  * (`RESPONSE_ALREADY_SENT`). The adapter would otherwise read it through a web stream for as long
- * as it is open, and keep the request, its context and the stream's promises as long.
+ * as it is open, and keep the request, its context and the stream's promises as long. Any other
+ * answer costs a lookup by its request.
  */
 export const toNodeResponse: MiddlewareHandler = async (c, next) => {
   await next();
-  const body = c.res.body;
-  const stream = body ? pending.get(body) : undefined;
+  const handed = pending.get(c.req.raw);
+  if (!handed) return;
+  pending.delete(c.req.raw);
+  // A middleware answered otherwise: the stream never begins.
+  if (c.res.body !== handed.body) return handed.stream.stop();
   const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
-  if (!body || !stream || !outgoing || c.req.method === 'HEAD') return;
-  pending.delete(body);
+  // Elsewhere the web stream is the answer.
+  if (!outgoing || c.req.method === 'HEAD') return;
   outgoing.writeHead(c.res.status, Object.fromEntries(c.res.headers));
-  stream.begin(new NodeOutlet(outgoing));
+  handed.stream.begin(new NodeOutlet(outgoing));
   replaceResponse(c, RESPONSE_ALREADY_SENT);
 };
 
@@ -373,7 +380,7 @@ export function serverSentEvents(fanOut: FanOut, bufferBytes: number): Plugin {
           eventStreamResponse(
             processed as Result | AsyncIterable<Result>,
             fetchAPI,
-            request.signal,
+            request,
             stream ? fanOut.memberOf(serverContext) : undefined,
             bufferBytes,
           ),
