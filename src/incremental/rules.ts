@@ -18,9 +18,7 @@ const incremental = new Set(['defer', 'stream']);
  * queries (a mutation's or a subscription's answer is not delivered in parts), `@stream` only on
  * a list field, and each `label` a literal string used once in the document.
  */
-const IncrementalDirectivesRule: ValidationRule = (
-  context: ValidationContext,
-): ASTVisitor => {
+const IncrementalDirectivesRule: ValidationRule = (context: ValidationContext): ASTVisitor => {
   const labels = new Set<string>();
   /** The named fragments that use either directive. */
   const usingFragments = new Set<string>();

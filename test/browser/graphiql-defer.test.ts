@@ -42,7 +42,12 @@ describeBrowser('a deferred query in GraphiQL, in Chromium', { timeout: 60_000 }
       'query RexLater { pet(id: "1") { name ... @defer(label: "stock") { inventory { quantity } } } }',
       'RexLater',
     );
-    const answered = page.waitForResponse((response) => response.url().includes('/graphql'));
+    // The query's own answer, not one of GraphiQL's schema fetches.
+    const answered = page.waitForResponse(
+      (response) =>
+        response.url().includes('/graphql') &&
+        (response.request().postData() ?? '').includes('RexLater'),
+    );
 
     const pane = page.locator('.result-window');
     const shown = async () => ((await pane.innerText()) ?? '').replace(/\s+/g, '');
