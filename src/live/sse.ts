@@ -330,6 +330,9 @@ function eventStreamResponse(
  */
 export const toNodeResponse: MiddlewareHandler = async (c, next) => {
   await next();
+  // A HEAD answer's body is never sent (Hono drops it; Yoga got a GET of its own): an event
+  // stream's subscription ends now rather than wait for a client that reads nothing.
+  if (c.req.method === 'HEAD') return c.res.body?.cancel();
   const handed = pending.get(c.req.raw);
   if (!handed) return;
   pending.delete(c.req.raw);
@@ -337,7 +340,7 @@ export const toNodeResponse: MiddlewareHandler = async (c, next) => {
   if (c.res.body !== handed.body) return handed.stream.stop();
   const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
   // Elsewhere the web stream is the answer.
-  if (!outgoing || c.req.method === 'HEAD') return;
+  if (!outgoing) return;
   outgoing.writeHead(c.res.status, Object.fromEntries(c.res.headers));
   handed.stream.begin(new NodeOutlet(outgoing));
   replaceResponse(c, RESPONSE_ALREADY_SENT);

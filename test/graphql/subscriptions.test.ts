@@ -314,6 +314,17 @@ describeDb('subscriptions on the real server', () => {
     sse.dispose();
   });
 
+  it('answers HEAD with an event stream’s headers, and keeps no subscription open for it', async () => {
+    const query = encodeURIComponent('subscription { petChanged { id } }');
+    const response = await fetch(`${server.url}/graphql?query=${query}`, {
+      method: 'HEAD',
+      headers: { accept: 'text/event-stream' },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/event-stream');
+    await untilOpen(server, 0);
+  });
+
   it('serves urql’s subscription exchange over graphql-ws and over SSE', async () => {
     const token = await liveToken();
     const { id: pet } = await restPet(server, token, 3);
