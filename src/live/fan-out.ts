@@ -82,12 +82,12 @@ export interface FanOutOptions {
  * `sharingKey`) form a group, and per event each group reads the outbox once, executes its
  * document once, serializes the result once and writes the same bytes to every member, over SSE
  * and graphql-ws alike. A member holds its transport's sink, its place (the last event it has
- * had) and its own subscription stream (src/graphql/kit/change-stream.ts), which stays the
- * authority on everything but the events: the per-client bound, the token's expiry, resuming, the
- * end. A member starts by reading its own stream (its first events through Yoga's whole pipeline,
- * as a subscription without a group would: resuming from a cursor, catching up) and joins its
- * group as soon as its own stream has caught up with the group's place; it goes back to its own
- * stream when that has something else to say (the end, an expired token).
+ * had) and what keeps its subscription open (`SubscriptionLife`, src/graphql/kit/change-stream.ts:
+ * the per-client bound, the token's expiry, the end). A member starts by reading its own stream
+ * (its first events through Yoga's whole pipeline, as a subscription without a group would:
+ * resuming from a cursor, catching up) and joins its group as soon as its own stream has caught up
+ * with the group's place; the transport then lets go of that stream (`Member.detach`), and ends
+ * the connection when the subscription ends, its token expires or its group stops.
  *
  * Registered as a Yoga plugin first: plugins that wrap the subscribe function (tracing) wrap this
  * one, and every policy of the subscribe phase runs for every member.
