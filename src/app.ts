@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import { Hono } from 'hono';
 import { authenticate, refuseInvalidToken } from './auth/authenticate.js';
 import { mintDevelopmentToken, resolveAuthSettings } from './auth/dev-secret.js';
@@ -33,7 +33,7 @@ import { setResponseHeaders } from './http/response-header.js';
 import { createIdempotency } from './idempotency/keys.js';
 import { bodyTooLargeMessage, limitBody } from './limits/body-limit.js';
 import { databaseLimitMs, operationTimeLimit, timeLimit } from './limits/time-limit.js';
-import { toNodeResponse } from './live/sse.js';
+import { handOffEventStream } from './live/sse.js';
 import { serveWebSockets, type WebSocketTransport } from './live/websocket.js';
 import { createLogger, type Logger, terminalDestination } from './logger.js';
 import { accessLog, nameClient } from './observability/access-log.js';
@@ -212,10 +212,7 @@ function routes(options: RoutesOptions): Hono<AppEnv> {
   const { config, logger, metrics, database, state, graphql, verify, developmentToken } = options;
   const { limits, usage } = options;
   const app = new Hono<AppEnv>();
-  // Outermost on /graphql: an event stream is written into Node's response once every other link
-  // has set its headers (src/live/sse.ts).
-  app.use('/graphql', toNodeResponse);
-  // Then: the server span (tracing on) holds everything the request does, its log lines too.
+  // First: the server span (tracing on) holds everything the request does, its log lines too.
   if (tracingEnabled()) app.use(traceHttp(setResponseHeaders));
   // First, so that they see every request, including those of routes mounted later.
   app.use(accessLog(logger, options.clientNames, httpMetrics(metrics)));
@@ -276,6 +273,7 @@ function routes(options: RoutesOptions): Hono<AppEnv> {
           deadline: c.get('deadline'),
           cacheable: c.get('cacheable'),
           costAccount: c.get('costAccount'),
+          nodeResponse: (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing,
         }),
     ),
   );
@@ -373,7 +371,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 
   let webSockets: WebSocketTransport | undefined;
   return {
-    fetch: async (request, env) => app.fetch(request, env),
+    // An event stream's answer, its headers all set, is handed Node's response to write into.
+    fetch: async (request, env) => handOffEventStream(await app.fetch(request, env), env),
     config,
     devSecret: auth.devSecret ? auth.jwtSecret : undefined,
     database,

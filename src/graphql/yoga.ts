@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { ExecutionResult, GraphQLError } from 'graphql';
 import {
   composeInstrumentation,
@@ -199,6 +200,8 @@ export interface ServerContext {
   costAccount?: CostAccount | undefined;
   /** The list items an HTTP request may still resolve (set by the edge, not the app). */
   listItemBudget?: ListItemBudget;
+  /** Node's response of an HTTP request, where the server is Node's: SSE writes into it. */
+  nodeResponse?: ServerResponse | undefined;
 }
 
 export interface GraphQLEdge {

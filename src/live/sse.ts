@@ -1,8 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
-import type { MiddlewareHandler } from 'hono';
-import { replaceResponse } from '../http/response-header.js';
 import type { EventBytes } from './event-bytes.js';
 import type { FanOut, Member, MemberSink } from './fan-out.js';
 import { type Result, serialize } from './serialize.js';
@@ -115,10 +113,10 @@ const keepAlives = () => {
 };
 
 /**
- * The event streams answered and not begun yet, by their request (`toNodeResponse`), with the web
- * stream their answer carries.
+ * The event streams answered on Node's server and not begun yet, by Node's response
+ * (`handOffEventStream`), with the web stream their answer carries.
  */
-const pending = new WeakMap<Request, { stream: EventStream; body: ReadableStream }>();
+const pending = new WeakMap<ServerResponse, { stream: EventStream; body: ReadableStream }>();
 
 /**
  * The GraphQL-over-SSE response (distinct connections mode), as Yoga's own with differences:
@@ -128,7 +126,7 @@ const pending = new WeakMap<Request, { stream: EventStream; body: ReadableStream
  *   write, so its place under the per-client bound is free again at once;
  * - a fan-out member (src/live/fan-out.ts) reads its own stream only until it joins its group,
  *   which then writes each event's bytes, the same for every member, into this stream;
- * - on Node's server the bytes go straight into Node's response (`toNodeResponse`), so that a
+ * - on Node's server the bytes go straight into Node's response (`handOffEventStream`), so that a
  *   joined member keeps nothing of its request but its connection;
  * - what the client leaves unread is bounded: past `bufferBytes` held (beyond the socket's own
  *   buffers) the connection is closed, and the client resumes from the last event id it read.
@@ -302,13 +300,14 @@ function eventStreamResponse(
   request: Request,
   member: Member | undefined,
   bufferBytes: number,
+  node: ServerResponse | undefined,
 ): Response {
   const stream = new EventStream(result, request.signal, member, bufferBytes);
   const web = new WebOutlet(
     () => stream.begin(web),
     () => stream.stop(),
   );
-  pending.set(request, { stream, body: web.body });
+  if (node) pending.set(node, { stream, body: web.body });
   return new fetchAPI.Response(web.body, {
     status: 200,
     headers: {
@@ -321,30 +320,27 @@ function eventStreamResponse(
 }
 
 /**
- * The outermost middleware of /graphql: an event stream answered on Node's server (@hono/node-server
- * hands the app Node's response as `env.outgoing`) is written into that response by the stream
- * itself once every other middleware has set its headers, and the adapter is told it is sent
- * (`RESPONSE_ALREADY_SENT`). The adapter would otherwise read it through a web stream for as long
- * as it is open, and keep the request, its context and the stream's promises as long. Any other
- * answer costs a lookup by its request.
+ * The app's answer as the server writes it: an event stream answered on Node's server
+ * (@hono/node-server hands the app Node's response as `env.outgoing`) writes into that response
+ * itself, its head being the finished answer's (every middleware has set its headers), and the
+ * adapter is told it is sent (`RESPONSE_ALREADY_SENT`). The adapter would otherwise read it through
+ * a web stream for as long as it is open, and keep the request, its context and the stream's
+ * promises as long. Any other answer costs a lookup by Node's response.
  */
-export const toNodeResponse: MiddlewareHandler = async (c, next) => {
-  await next();
-  // A HEAD answer's body is never sent (Hono drops it; Yoga got a GET of its own): an event
-  // stream's subscription ends now rather than wait for a client that reads nothing.
-  if (c.req.method === 'HEAD') return c.res.body?.cancel();
-  const handed = pending.get(c.req.raw);
-  if (!handed) return;
-  pending.delete(c.req.raw);
-  // A middleware answered otherwise: the stream never begins.
-  if (c.res.body !== handed.body) return handed.stream.stop();
-  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
-  // Elsewhere the web stream is the answer.
-  if (!outgoing) return;
-  outgoing.writeHead(c.res.status, Object.fromEntries(c.res.headers));
+export function handOffEventStream(response: Response, env: unknown): Response {
+  const outgoing = (env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+  const handed = outgoing && pending.get(outgoing);
+  if (!handed) return response;
+  pending.delete(outgoing);
+  // Answered otherwise (by a middleware, or without a body: HEAD): the stream never begins.
+  if (response.body !== handed.body) {
+    handed.stream.stop();
+    return response;
+  }
+  outgoing.writeHead(response.status, Object.fromEntries(response.headers));
   handed.stream.begin(new NodeOutlet(outgoing));
-  replaceResponse(c, RESPONSE_ALREADY_SENT);
-};
+  return RESPONSE_ALREADY_SENT;
+}
 
 const acceptedTypes = (accept: string | null) =>
   (accept ?? '*/*')
@@ -386,6 +382,7 @@ export function serverSentEvents(fanOut: FanOut, bufferBytes: number): Plugin {
             request,
             stream ? fanOut.memberOf(serverContext) : undefined,
             bufferBytes,
+            (serverContext as { nodeResponse?: ServerResponse }).nodeResponse,
           ),
         'text/event-stream',
       );
