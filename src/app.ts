@@ -372,7 +372,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   let webSockets: WebSocketTransport | undefined;
   return {
     // An event stream's answer, its headers all set, is handed Node's response to write into.
-    fetch: async (request, env) => handOffEventStream(await app.fetch(request, env), env),
+    // Chained with `then`, not awaited in an async function: the await made every `pet(id)` cost
+    // 1.16 M instructions instead of 0.57 M (callgrind), V8 migrating the maps of the promise
+    // helpers' objects at each request.
+    fetch: (request, env) => {
+      const answer = app.fetch(request, env);
+      return answer instanceof Promise
+        ? answer.then((finished) => handOffEventStream(finished, env))
+        : Promise.resolve(handOffEventStream(answer, env));
+    },
     config,
     devSecret: auth.devSecret ? auth.jwtSecret : undefined,
     database,
