@@ -53,6 +53,13 @@ function sharingKey(args: ExecutionArgs, ctx: GraphQLContext): string {
   return `${operation}\n${JSON.stringify(args.variableValues ?? {})}\n${scopes}`;
 }
 
+/** A subscription as it started: its execution's arguments, its context and its stream. */
+interface Subscription {
+  args: ExecutionArgs;
+  ctx: GraphQLContext;
+  live: LiveStream;
+}
+
 /** Where a member's events go once it is live: written by its group, in the transport's form. */
 export interface MemberSink {
   /** Writes one event (`first`: the member's first event, which carries the warnings). */
@@ -127,15 +134,7 @@ export class FanOut {
   }
 
   /** The group a subscription belongs in, made when it is the first (its place is the first's). */
-  groupFor({
-    args,
-    ctx,
-    live,
-  }: {
-    args: ExecutionArgs;
-    ctx: GraphQLContext;
-    live: LiveStream;
-  }): Group {
+  groupFor({ args, ctx, live }: Subscription): Group {
     let byKey = this.#groups.get(args.document);
     if (!byKey) {
       byKey = new Map();
@@ -233,7 +232,7 @@ export class Member {
   #sink: MemberSink | undefined;
   #group: Group | undefined;
   /** The subscription as it started, until the member lets go of its stream (`detach`). */
-  #own: { args: ExecutionArgs; ctx: GraphQLContext; live: LiveStream } | undefined;
+  #own: Subscription | undefined;
   /** What keeps the subscription open (its end, its token's expiry, its per-client place). */
   readonly #life: SubscriptionLife;
 

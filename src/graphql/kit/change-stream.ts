@@ -218,7 +218,6 @@ export async function changeStream<Event, Value>(
   if (!life.done) stopWatching = events.watch(notify);
   // Over WebSocket the transport closes the connection at the expiry instead.
   life.armExpiry();
-  const hasExpired = () => life.expired();
 
   let batch: readonly ChangeEvent[] = [];
   let index = 0;
@@ -232,7 +231,7 @@ export async function changeStream<Event, Value>(
   const next = async (): Promise<Value | Error | undefined> => {
     while (!life.done) {
       // Never an event after the token's expiry.
-      if (hasExpired()) {
+      if (life.expired()) {
         finish();
         ctx.eventCursor = undefined;
         return source.transportEndsAtExpiry ? undefined : tokenExpired();
@@ -266,7 +265,7 @@ export async function changeStream<Event, Value>(
       try {
         const value = await deliverEvent(ctx, selection, selected, event);
         if (value === undefined || life.done) continue;
-        if (hasExpired()) continue;
+        if (life.expired()) continue;
         ctx.eventCursor = eventCursor;
         return value;
       } catch (error) {
